@@ -1,0 +1,109 @@
+/**
+ * Trailing-prompt matching over the visible screen. Pure: rules arrive
+ * compiled, the screen arrives as a snapshot.
+ *
+ * A prompt only counts when it sits at the bottom of the content and the
+ * cursor is with it: a prompt-looking line that scrolled on, or that a
+ * program echoed followed by a newline, is not waiting for anyone.
+ */
+import type { PromptClass } from './task-state.js';
+import { lastNonBlankRow, type ScreenSnapshot } from './screen-snapshot.js';
+
+/** Where the cursor must be, relative to the last non-blank row L. */
+export type CursorRule =
+  /** on row L, at or right of its text: classic line prompts (`[y/N] `). */
+  | 'same-line'
+  /** within NEAR_ROWS rows of L: TUI dialogs that park the cursor under the frame. */
+  | 'near'
+  /** anywhere: full-screen dialogs that hide the cursor. Use sparingly. */
+  | 'any';
+
+export const NEAR_ROWS = 3;
+
+export interface PromptRule {
+  readonly id: string;
+  readonly class: PromptClass;
+  readonly match: RegExp;
+  readonly cursor: CursorRule;
+  /** How many rows, ending at the last non-blank row, the pattern sees. */
+  readonly lines: number;
+  /** Keys a person or the responder would send to accept (key names). */
+  readonly answer: readonly string[];
+  /** Keys that decline, when the prompt has a safe "no". */
+  readonly decline: readonly string[];
+  /** Foreground programs expected to own this prompt (anti-spoofing, later). */
+  readonly programs: readonly string[];
+  /** A catch-all (`[y/N]`, `Press Enter`): considered only when no specific rule matches. */
+  readonly generic: boolean;
+  readonly description?: string;
+  readonly source: { readonly file: string; readonly line: number };
+}
+
+export interface PromptMatch {
+  readonly rule: PromptRule;
+  /** The matched text, rows joined by \n. */
+  readonly text: string;
+  /** Viewport rows the match covers, inclusive. */
+  readonly top: number;
+  readonly bottom: number;
+}
+
+/** Riskier classes win when two rules match one prompt. */
+const RISK_ORDER: readonly PromptClass[] = ['destructive', 'outbound', 'permission', 'unknown', 'confirm', 'dependency'];
+
+export function riskRank(c: PromptClass): number {
+  return RISK_ORDER.indexOf(c);
+}
+
+export function cursorAllows(rule: CursorRule, snap: ScreenSnapshot, last: number): boolean {
+  if (rule === 'any') return true;
+  if (rule === 'near') return Math.abs(snap.cursor.y - last) <= NEAR_ROWS;
+  const row = snap.rows[last] ?? '';
+  return snap.cursor.y === last && snap.cursor.x >= row.trimEnd().length;
+}
+
+/** The rows a rule looks at: up to `lines` rows ending at the last non-blank row. */
+export function tailWindow(rows: readonly string[], last: number, lines: number): { top: number; text: string } {
+  const top = Math.max(0, last - lines + 1);
+  return { top, text: rows.slice(top, last + 1).join('\n') };
+}
+
+function matchOne(rule: PromptRule, snap: ScreenSnapshot, last: number): PromptMatch | undefined {
+  if (!cursorAllows(rule.cursor, snap, last)) return undefined;
+  const { top, text } = tailWindow(snap.rows, last, rule.lines);
+  rule.match.lastIndex = 0;
+  const m = rule.match.exec(text);
+  if (!m) return undefined;
+  const before = text.slice(0, m.index);
+  const first = top + countNewlines(before);
+  return { rule, text: m[0], top: first, bottom: first + countNewlines(m[0]) };
+}
+
+function countNewlines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Every rule that matches the bottom of the screen: specific rules before
+ * generic ones, each group riskiest first (ties keep file order). A generic
+ * `[Y/n]` rule must not outrank the apt rule that knows what the question is,
+ * but two specific rules disagreeing means the riskier one wins.
+ */
+export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch[] {
+  const last = lastNonBlankRow(snap.rows);
+  if (last < 0) return [];
+  const hits: PromptMatch[] = [];
+  for (const rule of rules) {
+    const hit = matchOne(rule, snap, last);
+    if (hit) hits.push(hit);
+  }
+  const rank = (m: PromptMatch) => (m.rule.generic ? RISK_ORDER.length : 0) + riskRank(m.rule.class);
+  return hits.sort((a, b) => rank(a) - rank(b));
+}
+
+/** The single match the watchdog acts on: the riskiest. */
+export function matchPrompt(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch | undefined {
+  return matchPrompts(snap, rules)[0];
+}

@@ -1,0 +1,94 @@
+/**
+ * The task state machine: queued → running ⇄ blocked → done.
+ * Every state carries a reason; every legal move is listed here and nowhere
+ * else, so an illegal one is a bug that fails loudly.
+ */
+export type TaskState = 'queued' | 'running' | 'blocked' | 'done';
+
+export type PromptClass = 'dependency' | 'destructive' | 'permission' | 'outbound' | 'confirm' | 'unknown';
+
+export interface Reason {
+  /** Machine-readable cause, one of REASONS[state]. */
+  readonly code: string;
+  /** For blocked/prompt: the rule that matched. */
+  readonly rule?: string;
+  readonly class?: PromptClass;
+  /** For done: how the process ended. */
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  /** Short free text for humans. */
+  readonly detail?: string;
+}
+
+export interface Transition {
+  readonly t: number;
+  readonly from: TaskState;
+  readonly to: TaskState;
+  readonly reason: Reason;
+}
+
+/** Reason codes each state accepts. `budget:` and future codes extend these lists. */
+export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
+  queued: ['submitted'],
+  running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'quiet-child-busy', 'quiet-tool-in-flight'],
+  blocked: ['prompt', 'unknown-prompt', 'hung'],
+  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording'],
+};
+
+const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {
+  queued: ['running', 'done'],
+  // running→running and blocked→blocked re-state the reason (a quiet build
+  // becomes "quiet, child busy"; an unknown prompt is later recognised).
+  running: ['running', 'blocked', 'done'],
+  blocked: ['blocked', 'running', 'done'],
+  done: [],
+};
+
+export class IllegalTransitionError extends Error {
+  constructor(from: TaskState, to: TaskState, reason: Reason) {
+    super(`illegal transition ${from} → ${to} (reason ${reason.code})`);
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+export function isLegal(from: TaskState, to: TaskState, reason: Reason): boolean {
+  if (!MOVES[from].includes(to)) return false;
+  if (!REASONS[to].includes(reason.code) && !reason.code.startsWith('budget:')) return false;
+  if (to === 'blocked' && reason.code === 'prompt' && !reason.rule) return false;
+  return true;
+}
+
+export class TaskStateMachine {
+  private current: TaskState = 'queued';
+  private why: Reason;
+  private readonly log: Transition[] = [];
+
+  constructor(t: number, reason: Reason = { code: 'submitted' }) {
+    this.why = reason;
+    this.log.push({ t, from: 'queued', to: 'queued', reason });
+  }
+
+  get state(): TaskState {
+    return this.current;
+  }
+
+  get reason(): Reason {
+    return this.why;
+  }
+
+  get history(): readonly Transition[] {
+    return this.log;
+  }
+
+  /** Moves to `to`; throws IllegalTransitionError for a move not in the table. */
+  transition(to: TaskState, reason: Reason, t: number): Transition {
+    if (!isLegal(this.current, to, reason)) throw new IllegalTransitionError(this.current, to, reason);
+    const last = this.log[this.log.length - 1]!;
+    if (t < last.t) throw new RangeError(`transition at ${t} is before the previous one at ${last.t}`);
+    const move: Transition = { t, from: this.current, to, reason };
+    this.current = to;
+    this.why = reason;
+    this.log.push(move);
+    return move;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * One normalised tool-call event. Today it comes from the job's event file
+ * (NIGHTSHIFT_EVENTS); agent transcript readers will produce the same shape.
+ */
+export interface ToolEvent {
+  readonly phase: 'start' | 'finish';
+  readonly name: string;
+  /** Pairs a finish with its start; optional, names pair when absent. */
+  readonly id?: string;
+  /** For `finish`: did the call succeed. */
+  readonly ok?: boolean;
+}
+
+/** Anything that can deliver tool events to a job (event file, transcript). */
+export interface ToolEventSource {
+  onEvent(listener: (event: ToolEvent) => void): void;
+  /** Problems with the source (bad line etc.); never fatal to the job. */
+  onProblem(listener: (message: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** The asciicast marker labels that carry tool and process activity. */
+export function toolMarker(e: ToolEvent): string {
+  return e.phase === 'start' ? `tool:${e.name}` : `tool-done:${e.name}`;
+}
+
+export function parseMarker(label: string):
+  | { kind: 'tool'; event: ToolEvent }
+  | { kind: 'proc'; busy: boolean }
+  | { kind: 'exit'; code: number }
+  | { kind: 'other'; label: string } {
+  if (label.startsWith('tool:')) return { kind: 'tool', event: { phase: 'start', name: label.slice(5) } };
+  if (label.startsWith('tool-done:')) return { kind: 'tool', event: { phase: 'finish', name: label.slice(10) } };
+  if (label === 'proc:busy') return { kind: 'proc', busy: true };
+  if (label === 'proc:idle') return { kind: 'proc', busy: false };
+  const exit = /^exit:(-?\d+)$/.exec(label);
+  if (exit) return { kind: 'exit', code: Number(exit[1]) };
+  return { kind: 'other', label };
+}

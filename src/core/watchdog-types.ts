@@ -1,0 +1,57 @@
+import type { ScreenSnapshot } from './screen-snapshot.js';
+import type { PromptClass, Transition } from './task-state.js';
+import type { PromptRule } from './prompt-match.js';
+import type { ToolEvent } from './tool-events.js';
+
+export interface WatchdogConfig {
+  /** Screen unchanged this long → inspect (question? busy child? hung?). */
+  readonly screenQuietMs: number;
+  /** No tool call (and nothing else moving) this long → hung. */
+  readonly toolGapMs: number;
+  /** A known prompt's own lines must stay unchanged this long before it counts. */
+  readonly settleMs: number;
+}
+
+export const DEFAULT_WATCHDOG: WatchdogConfig = {
+  screenQuietMs: 3 * 60_000,
+  toolGapMs: 15 * 60_000,
+  settleMs: 1_500,
+};
+
+export interface WatchdogRules {
+  readonly prompts: readonly PromptRule[];
+  readonly questions: readonly PromptRule[];
+}
+
+export type Signal =
+  | { readonly kind: 'output' }
+  | { readonly kind: 'screen'; readonly snapshot: ScreenSnapshot }
+  | { readonly kind: 'tool'; readonly event: ToolEvent }
+  | { readonly kind: 'proc'; readonly busy: boolean }
+  | { readonly kind: 'exit'; readonly exitCode: number | null; readonly signal: string | null };
+
+export type ActionKind = 'answer' | 'escalate' | 'nudge' | 'stop';
+
+export interface Action {
+  readonly t: number;
+  readonly kind: ActionKind;
+  readonly rule: string | null;
+  readonly class: PromptClass | null;
+  /** The prompt as copyable text (the matched lines), when there is one. */
+  readonly prompt: string | null;
+  /** One line for humans: what happened and why. */
+  readonly text: string;
+  /** The blocked reason code this action answers. */
+  readonly reason: string;
+  /** When the blocking condition appeared (prompt first on screen, quiet start). */
+  readonly since: number;
+  /** Visible screen at the moment of the action (evidence). */
+  readonly screen: readonly string[];
+  /** Keys that were (or would be) sent, for `answer`. */
+  readonly keys?: readonly string[];
+}
+
+export interface WatchdogListener {
+  transition?(t: Transition): void;
+  action?(a: Action): void;
+}

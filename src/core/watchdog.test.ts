@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { shippedRules } from '../../test/helpers/rules.js';
+import { snapshotOf } from '../../test/helpers/snapshot.js';
+import { ManualClock } from './clock.js';
+import { Watchdog } from './watchdog.js';
+import type { Signal } from './watchdog-types.js';
+
+const MIN = 60_000;
+
+function harness(config = { screenQuietMs: 3 * MIN, toolGapMs: 15 * MIN, settleMs: 1_500 }) {
+  const clock = new ManualClock(0);
+  const wd = new Watchdog(shippedRules, clock, config);
+  wd.start();
+  const at = (t: number, s?: Signal) => {
+    // Fire every deadline on the way, exactly as the drill and live loop do.
+    for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
+      clock.set(d);
+      wd.tick();
+    }
+    clock.set(t);
+    if (s) wd.observe(s);
+    else wd.tick();
+  };
+  const screen = (text: string, cursor?: { x: number; y: number } | 'below'): Signal => ({
+    kind: 'screen',
+    snapshot: snapshotOf(text, cursor ? { cursor } : {}),
+  });
+  const states = () => wd.history.map((h) => `${h.t}:${h.to}:${h.reason.code}`);
+  return { clock, wd, at, screen, states };
+}
+
+describe('Watchdog', () => {
+  it('blocks on a known prompt once its lines have settled, within seconds', () => {
+    const h = harness();
+    h.at(1_000, h.screen('$ npx cowsay hi\nNeed to install the following packages:\ncowsay@1.6.0\nOk to proceed? (y) '));
+    h.at(2_400);
+    expect(h.wd.state).toBe('running');
+    h.at(2_500);
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'npx-install', class: 'dependency' });
+    expect(h.wd.actions).toHaveLength(1);
+    expect(h.wd.actions[0]).toMatchObject({ kind: 'escalate', rule: 'npx-install', since: 1_000, t: 2_500 });
+    expect(h.wd.actions[0]!.prompt).toContain('cowsay@1.6.0');
+  });
+
+  it('ignores animation above a prompt: settled means the prompt lines, not the whole screen', () => {
+    const h = harness();
+    const dialog = (bullet: string) =>
+      `${bullet} Bash(touch made.txt)\n  ⎿  Running…\n\n Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to proj/ from this project\n   3. No\n\n Esc to cancel · Tab to amend`;
+    for (let t = 0; t <= 1_800; t += 600) h.at(1_000 + t, h.screen(dialog(t % 1_200 === 0 ? '●' : ' '), 'below'));
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.reason.rule).toBe('claude-code-permission');
+    expect(h.wd.history.at(-1)!.t).toBe(2_500);
+  });
+
+  it('one escalate per episode, however long it waits', () => {
+    const h = harness();
+    h.at(0, h.screen("rm: remove regular file 'a.txt'? "));
+    h.at(8 * 60 * MIN);
+    expect(h.wd.actions).toHaveLength(1);
+    expect(h.wd.reason).toMatchObject({ code: 'prompt', class: 'destructive' });
+  });
+
+  it('a prompt that leaves the screen unblocks; the next prompt is a new episode', () => {
+    const h = harness();
+    h.at(0, h.screen("rm: remove regular file 'a.txt'? "));
+    h.at(2_000);
+    h.at(3_000, h.screen("rm: remove regular file 'a.txt'? y\nrm: remove regular file 'b.txt'? "));
+    expect(h.wd.state).toBe('running');
+    expect(h.wd.reason.code).toBe('prompt-cleared');
+    h.at(5_000);
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.actions.map((a) => a.prompt)).toEqual(["rm: remove regular file 'a.txt'?", "rm: remove regular file 'b.txt'?"]);
+  });
+
+  it('a prompt-looking line that scrolls on is not a prompt', () => {
+    const h = harness();
+    h.at(0, h.screen('Do you want to continue? [Y/n]'));
+    h.at(500, h.screen('Do you want to continue? [Y/n]\nreading package lists...\nDone', 'below'));
+    h.at(10_000);
+    expect(h.wd.state).toBe('running');
+    expect(h.wd.actions).toHaveLength(0);
+  });
+
+  it('a prompt echoed with a newline (cursor not on its line) is not a prompt', () => {
+    const h = harness();
+    h.at(0, h.screen('Ok to proceed? (y/n)', 'below'));
+    h.at(60_000);
+    expect(h.wd.state).toBe('running');
+  });
+
+  it('quiet 3 min with a question at the cursor and no tool call → blocked unknown-prompt', () => {
+    const h = harness();
+    h.at(1_000, h.screen('Which database should I migrate first? '));
+    h.at(1_000 + 3 * MIN - 1);
+    expect(h.wd.state).toBe('running');
+    h.at(1_000 + 3 * MIN);
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.reason).toMatchObject({ code: 'unknown-prompt', class: 'unknown' });
+    expect(h.wd.actions[0]).toMatchObject({ kind: 'escalate', reason: 'unknown-prompt', since: 1_000 });
+  });
+
+  it('a tool call during the quiet time means the question is not blocking yet', () => {
+    const h = harness();
+    h.at(0, h.screen('Shall I continue?'));
+    h.at(60_000, { kind: 'tool', event: { phase: 'start', name: 'Bash' } });
+    h.at(4 * MIN);
+    expect(h.wd.state).toBe('running');
+    expect(h.wd.reason.code).toBe('quiet-tool-in-flight');
+  });
+
+  it('quiet with a busy child stays running: a long build is not a block', () => {
+    const h = harness();
+    h.at(0, h.screen('$ make\ncc -O2 -c big.c', 'below'));
+    h.at(5_000, { kind: 'proc', busy: true });
+    h.at(2 * 60 * MIN);
+    expect(h.wd.state).toBe('running');
+    expect(h.wd.reason.code).toBe('quiet-child-busy');
+    expect(h.wd.actions).toHaveLength(0);
+  });
+
+  it('quiet with a tool call in flight stays running', () => {
+    const h = harness();
+    h.at(0, h.screen('● Bash(npm test)', 'below'));
+    h.at(1_000, { kind: 'tool', event: { phase: 'start', name: 'Bash', id: 't1' } });
+    h.at(60 * MIN);
+    expect(h.wd.state).toBe('running');
+  });
+
+  it('quiet and nothing moves → hung after the tool-call gap, counted from the last progress', () => {
+    const h = harness();
+    h.at(0, h.screen('starting worker', 'below'));
+    h.at(2 * MIN, { kind: 'tool', event: { phase: 'start', name: 'Read', id: 'a' } });
+    h.at(3 * MIN, { kind: 'tool', event: { phase: 'finish', name: 'Read', id: 'a' } });
+    h.at(3 * MIN + 15 * MIN - 1);
+    expect(h.wd.state).toBe('running');
+    h.at(3 * MIN + 15 * MIN);
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.reason.code).toBe('hung');
+    expect(h.wd.actions[0]).toMatchObject({ kind: 'escalate', reason: 'hung', since: 3 * MIN });
+  });
+
+  it('a child that goes idle starts the hang clock then', () => {
+    const h = harness();
+    h.at(0, h.screen('building', 'below'));
+    h.at(1_000, { kind: 'proc', busy: true });
+    h.at(40 * MIN, { kind: 'proc', busy: false });
+    h.at(40 * MIN + 15 * MIN - 1);
+    expect(h.wd.state).toBe('running');
+    h.at(55 * MIN);
+    expect(h.wd.reason.code).toBe('hung');
+  });
+
+  it('activity ends a hung episode; a new hang is a new episode', () => {
+    const h = harness({ screenQuietMs: 1_000, toolGapMs: 2_000, settleMs: 500 });
+    h.at(0, h.screen('x', 'below'));
+    h.at(5_000);
+    expect(h.wd.reason.code).toBe('hung');
+    h.at(6_000, { kind: 'proc', busy: true });
+    expect(h.wd.state).toBe('running');
+    // woken by the child, then re-stated at once: still quiet, but a child works
+    expect(h.states().slice(-2)).toEqual(['6000:running:proc', '6000:running:quiet-child-busy']);
+    h.at(7_000, { kind: 'proc', busy: false });
+    h.at(9_000);
+    expect(h.wd.state).toBe('blocked');
+    expect(h.wd.actions.map((a) => a.reason)).toEqual(['hung', 'hung']);
+  });
+
+  it('exit ends the job with the exit code or the signal', () => {
+    const h = harness();
+    h.at(0, h.screen("rm: remove regular file 'a'? "));
+    h.at(3_000);
+    h.at(4_000, { kind: 'exit', exitCode: 130, signal: 'SIGINT' });
+    expect(h.wd.state).toBe('done');
+    expect(h.wd.reason).toMatchObject({ code: 'signal', signal: 'SIGINT' });
+    expect(h.wd.nextDeadline()).toBeUndefined();
+    h.at(9_000, h.screen('ignored'));
+    expect(h.wd.history.at(-1)!.to).toBe('done');
+  });
+
+  it('nextDeadline names the exact instant something can change', () => {
+    const h = harness();
+    h.at(10_000, h.screen('Proceed? [y/N]'));
+    expect(h.wd.nextDeadline()).toBe(11_500);
+    h.at(11_500);
+    expect(h.wd.nextDeadline()).toBeUndefined();
+  });
+});

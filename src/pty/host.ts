@@ -1,0 +1,235 @@
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { InputError } from '../util/errors.js';
+import { keySequence } from './keys.js';
+
+export interface PtySpawnOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  /** $TERM for the child; xterm-256color unless given. */
+  name?: string;
+}
+
+export interface PtyExit {
+  /** node-pty reports 0 here when the child died of a signal. */
+  exitCode: number;
+  /** Signal name such as 'SIGTERM', or null for a normal exit. */
+  signal: string | null;
+}
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** Programs read keystrokes in batches; text and its Enter too close together get merged or dropped. */
+const DEFAULT_PAUSE_MS = 120;
+
+const SIGNAL_NAMES = new Map<number, string>(
+  Object.entries(osConstants.signals).map(([name, num]) => [num, name]),
+);
+
+/** One child process on its own pseudo-terminal. */
+export class PtyHost {
+  private readonly dataListeners = new Set<(data: string) => void>();
+  private readonly exitListeners = new Set<(e: PtyExit) => void>();
+  private exitInfo: PtyExit | undefined;
+  private disposed = false;
+  /** Resolves once the child has exited and all its output was delivered. */
+  readonly exited: Promise<PtyExit>;
+
+  private constructor(
+    private readonly pty: IPty,
+    private readonly command: string,
+  ) {
+    pty.onData((data) => {
+      for (const cb of this.dataListeners) cb(data);
+    });
+    this.exited = new Promise((resolve) => {
+      pty.onExit(({ exitCode, signal }) => {
+        const info: PtyExit = { exitCode, signal: signalName(signal) };
+        this.exitInfo = info;
+        for (const cb of this.exitListeners) cb(info);
+        resolve(info);
+      });
+    });
+  }
+
+  static spawn(o: PtySpawnOptions): PtyHost {
+    checkSize(o.cols, o.rows);
+    checkDirectory(o.cwd);
+    resolveCommand(o.command, o.cwd, o.env.PATH);
+    // node-pty forks before exec, so a failed exec would only show up as exit
+    // code 1 and an "execvp(3) failed" line on the screen; resolveCommand
+    // catches the usual cause up front.
+    const pty = ptySpawn(o.command, o.args, {
+      name: o.name ?? 'xterm-256color',
+      cols: o.cols,
+      rows: o.rows,
+      cwd: o.cwd,
+      env: o.env,
+      // utf8 decoding goes through a StringDecoder: invalid bytes become U+FFFD.
+      encoding: 'utf8',
+    });
+    return new PtyHost(pty, o.command);
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  /** True until the child's exit has been reported. */
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  get exit(): PtyExit | undefined {
+    return this.exitInfo;
+  }
+
+  onData(cb: (data: string) => void): Disposable {
+    this.dataListeners.add(cb);
+    return { dispose: () => this.dataListeners.delete(cb) };
+  }
+
+  /** Subscribing after the exit still hears about it (on a microtask). */
+  onExit(cb: (e: PtyExit) => void): Disposable {
+    const info = this.exitInfo;
+    if (info !== undefined) {
+      queueMicrotask(() => cb(info));
+      return { dispose: () => undefined };
+    }
+    this.exitListeners.add(cb);
+    return { dispose: () => this.exitListeners.delete(cb) };
+  }
+
+  /** Writes to a finished or disposed child are dropped silently. */
+  write(data: string): void {
+    if (!this.writable() || data === '') return;
+    this.pty.write(data);
+  }
+
+  async sendText(text: string, o: { enter?: boolean; pauseMs?: number } = {}): Promise<void> {
+    this.write(text);
+    if (!o.enter) return;
+    if (text !== '') await sleep(o.pauseMs ?? DEFAULT_PAUSE_MS);
+    this.write('\r');
+  }
+
+  sendKey(name: string): void {
+    this.write(keySequence(name));
+  }
+
+  /** All names are checked before anything is sent, so a typo sends nothing. */
+  async sendKeys(names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
+    const seqs = names.map(keySequence);
+    for (let i = 0; i < seqs.length; i++) {
+      if (i > 0) await sleep(pauseMs);
+      this.write(seqs[i]!);
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    checkSize(cols, rows);
+    if (!this.writable()) return;
+    this.pty.resize(cols, rows);
+  }
+
+  /** Name of the terminal's foreground process (from the pty's foreground group). */
+  foregroundProcess(): string {
+    if (!this.writable()) return this.command;
+    try {
+      return this.pty.process;
+    } catch {
+      // The fd can close between our exit check and the ioctl.
+      return this.command;
+    }
+  }
+
+  /** Signals the child only; a reaped pid may belong to someone else by now. */
+  kill(signal = 'SIGTERM'): void {
+    if (!(signal in osConstants.signals)) {
+      throw new InputError(`unknown signal ${JSON.stringify(signal)}; expected a name like SIGTERM or SIGKILL`);
+    }
+    if (this.exitInfo !== undefined) return;
+    this.pty.kill(signal);
+  }
+
+  /**
+   * Stops listening and, if the child still runs, hangs up on it as a closed
+   * terminal would (SIGHUP) and closes our end so the event loop can exit.
+   */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.dataListeners.clear();
+    this.exitListeners.clear();
+    if (this.exitInfo === undefined) {
+      this.pty.kill('SIGHUP');
+      (this.pty as IPty & { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  private writable(): boolean {
+    return !this.disposed && this.exitInfo === undefined;
+  }
+}
+
+function signalName(signal: number | undefined): string | null {
+  if (!signal) return null;
+  return SIGNAL_NAMES.get(signal) ?? `SIG${signal}`;
+}
+
+function checkSize(cols: number, rows: number): void {
+  const ok = (n: number) => Number.isInteger(n) && n > 0;
+  if (!ok(cols) || !ok(rows)) {
+    throw new InputError(`invalid terminal size ${cols}x${rows}; expected positive whole numbers of columns and rows`);
+  }
+}
+
+function checkDirectory(cwd: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    throw new InputError(`working directory ${JSON.stringify(cwd)} does not exist`);
+  }
+  if (!isDir) throw new InputError(`working directory ${JSON.stringify(cwd)} is not a directory`);
+}
+
+/**
+ * Finds the command the way execvp will in the child: names with a slash are
+ * taken relative to cwd, bare names are searched on the child's PATH (execvp
+ * falls back to /bin:/usr/bin when PATH is unset).
+ */
+export function resolveCommand(command: string, cwd: string, pathVar: string | undefined): string {
+  if (command === '') throw new InputError('empty command; expected a program name or path');
+  if (command.includes('/')) {
+    const full = path.resolve(cwd, command);
+    if (isExecutableFile(full)) return full;
+    throw new InputError(`command not found: ${command} (no executable file at ${full})`);
+  }
+  for (const dir of (pathVar ?? '/bin:/usr/bin').split(':')) {
+    const full = path.resolve(cwd, dir === '' ? '.' : dir, command);
+    if (isExecutableFile(full)) return full;
+  }
+  throw new InputError(`command not found: ${command}`);
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, fsConstants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

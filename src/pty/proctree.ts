@@ -1,0 +1,172 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  /** Process group. */
+  pgrp: number;
+  /** Foreground process group of the controlling terminal, -1 without one. */
+  tpgid: number;
+  comm: string;
+  /** R, S, D, Z, T, … as in /proc/PID/stat. */
+  state: string;
+  /** utime + stime, in clock ticks (USER_HZ, 100 on Linux). */
+  cpuTicks: number;
+  /** read_bytes + write_bytes from /proc/PID/io; 0 when unreadable. */
+  ioBytes: number;
+}
+
+export interface TreeSample {
+  t: number;
+  cpuTicks: number;
+  ioBytes: number;
+  pids: number[];
+}
+
+/**
+ * The process `rootPid` and all its descendants, root first, then breadth
+ * first. Processes that vanish mid-read are left out; an exited root gives [].
+ * Orphans re-parented to init are no longer descendants and are not found.
+ */
+export function readProcessTree(rootPid: number, procRoot = '/proc'): ProcInfo[] {
+  const root = readStat(procRoot, rootPid);
+  if (root === undefined) return [];
+  const childrenOf = existsSync(`${procRoot}/${rootPid}/task/${rootPid}/children`)
+    ? (pid: number) => childrenFromTasks(procRoot, pid)
+    : childrenFromScan(procRoot);
+  const tree: ProcInfo[] = [root];
+  const seen = new Set([rootPid]);
+  for (let i = 0; i < tree.length; i++) {
+    for (const pid of childrenOf(tree[i]!.pid)) {
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      const info = readStat(procRoot, pid);
+      if (info !== undefined) tree.push(info);
+    }
+  }
+  for (const p of tree) p.ioBytes = readIoBytes(procRoot, p.pid);
+  return tree;
+}
+
+/**
+ * The process in the terminal's foreground group, preferring the deepest one
+ * (a shell's foreground job is below the shell, which shares the group when
+ * job control is off). Zombies are skipped.
+ */
+export function foregroundProcess(tree: ProcInfo[]): ProcInfo | undefined {
+  const tpgid = tree[0]?.tpgid ?? -1;
+  if (tpgid <= 0) return undefined;
+  const depth = depths(tree);
+  let best: ProcInfo | undefined;
+  let bestDepth = -1;
+  for (const p of tree) {
+    const d = depth.get(p.pid) ?? 0;
+    if (p.pgrp === tpgid && p.state !== 'Z' && d >= bestDepth) {
+      best = p;
+      bestDepth = d;
+    }
+  }
+  return best;
+}
+
+export function summarizeTree(tree: ProcInfo[], t: number): TreeSample {
+  let cpuTicks = 0;
+  let ioBytes = 0;
+  const pids: number[] = [];
+  for (const p of tree) {
+    cpuTicks += p.cpuTicks;
+    ioBytes += p.ioBytes;
+    pids.push(p.pid);
+  }
+  return { t, cpuTicks, ioBytes, pids };
+}
+
+/**
+ * Parses one /proc/PID/stat line. comm is free text (it may hold spaces and
+ * parentheses), so it runs from the first '(' to the LAST ')'.
+ */
+export function parseStat(text: string): ProcInfo | undefined {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const pid = Number(text.slice(0, open).trim());
+  // Fields after comm, numbered as in proc(5) minus 3: state=0, ppid=1, …
+  const f = text.slice(close + 1).trim().split(/\s+/);
+  if (f.length < 13 || !Number.isInteger(pid)) return undefined;
+  return {
+    pid,
+    ppid: Number(f[1]),
+    pgrp: Number(f[2]),
+    tpgid: Number(f[5]),
+    comm: text.slice(open + 1, close),
+    state: f[0]!,
+    cpuTicks: Number(f[11]) + Number(f[12]),
+    ioBytes: 0,
+  };
+}
+
+function readStat(procRoot: string, pid: number): ProcInfo | undefined {
+  const text = readOrUndefined(`${procRoot}/${pid}/stat`);
+  return text === undefined ? undefined : parseStat(text);
+}
+
+/** /proc/PID/io needs ptrace access; other users' processes read as 0. */
+function readIoBytes(procRoot: string, pid: number): number {
+  const text = readOrUndefined(`${procRoot}/${pid}/io`);
+  if (text === undefined) return 0;
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return field('read_bytes') + field('write_bytes');
+}
+
+/**
+ * Children via /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN). Each
+ * thread lists only the children it forked itself, so all threads are read.
+ */
+function childrenFromTasks(procRoot: string, pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of listOrEmpty(`${procRoot}/${pid}/task`)) {
+    const text = readOrUndefined(`${procRoot}/${pid}/task/${tid}/children`);
+    if (text === undefined) continue;
+    for (const word of text.split(' ')) {
+      if (word.trim() !== '') out.push(Number(word));
+    }
+  }
+  return out;
+}
+
+/** Fallback without CONFIG_PROC_CHILDREN: one pass over every process's stat. */
+function childrenFromScan(procRoot: string): (pid: number) => number[] {
+  const byParent = new Map<number, number[]>();
+  for (const name of listOrEmpty(procRoot)) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readStat(procRoot, Number(name));
+    if (info === undefined) continue;
+    const list = byParent.get(info.ppid);
+    if (list) list.push(info.pid);
+    else byParent.set(info.ppid, [info.pid]);
+  }
+  return (pid) => byParent.get(pid) ?? [];
+}
+
+function depths(tree: ProcInfo[]): Map<number, number> {
+  const depth = new Map<number, number>();
+  // The tree is parent-before-child, so each parent's depth is known first.
+  for (const p of tree) depth.set(p.pid, (depth.get(p.ppid) ?? -1) + 1);
+  return depth;
+}
+
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function listOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

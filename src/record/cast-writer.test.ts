@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseMarker } from '../core/tool-events.js';
+import { InputError } from '../util/errors.js';
+import { parseCast, readCast } from './cast-reader.js';
+import { CastWriter } from './cast-writer.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'nightshift-cast-writer-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const freshPath = () => join(tmp, `rec-${++n}.cast`);
+const START = 1_700_000_000_000;
+
+describe('CastWriter', () => {
+  it('round-trips every event kind through the reader', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(
+      path,
+      { width: 80, height: 24, command: 'claude', title: 'job 1', env: { TERM: 'xterm-256color' }, timestamp: 1_700_000_000 },
+      START,
+    );
+    w.output(START + 100, 'hello\r\n');
+    w.input(START + 250.5, 'y\r');
+    w.marker(START + 300, 'tool:Bash');
+    w.resize(START + 1000, 132, 43);
+    w.output(START + 1500, 'café ☃ 𝄞 \u001b[31mred\u001b[0m');
+    w.exit(START + 2000, 3);
+    w.close();
+
+    const { header, events } = await readCast(path);
+    expect(header).toEqual({
+      version: 2,
+      width: 80,
+      height: 24,
+      timestamp: 1_700_000_000,
+      command: 'claude',
+      title: 'job 1',
+      env: { TERM: 'xterm-256color' },
+    });
+    expect(events).toEqual([
+      { t: 0.1, code: 'o', data: 'hello\r\n' },
+      { t: 0.2505, code: 'i', data: 'y\r' },
+      { t: 0.3, code: 'm', data: 'tool:Bash' },
+      { t: 1, code: 'r', data: '132x43' },
+      { t: 1.5, code: 'o', data: 'café ☃ 𝄞 \u001b[31mred\u001b[0m' },
+      { t: 2, code: 'm', data: 'exit:3' },
+    ]);
+    expect(parseMarker(events[5]?.data ?? '')).toEqual({ kind: 'exit', code: 3 });
+    expect(readFileSync(path, 'utf8').split('\n')[1]).toBe('[0.100000, "o", "hello\\r\\n"]');
+  });
+
+  it('round-trips lone surrogates and every control character', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 10, height: 5 }, 0);
+    const controls = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('') + '\u007f\u2028\u2029';
+    const nasty = ['\ud800', 'a\udfffb', '\udc00\ud800', controls, '"\\/', ''];
+    nasty.forEach((s, i) => w.output(i, s));
+    w.marker(10, '\ud83d');
+    w.close();
+    // The file must be valid UTF-8 even though the strings were not valid UTF-16.
+    expect(readFileSync(path).toString('utf8')).not.toContain('\ufffd');
+    const { events } = await readCast(path);
+    expect(events.map((e) => e.data)).toEqual([...nasty, '\ud83d']);
+  });
+
+  it('leaves a complete, parseable cast on disk after every event while still open', () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+    expect(parseCast(readFileSync(path, 'utf8'), path).events).toEqual([]);
+    for (let i = 1; i <= 20; i++) {
+      w.output(START + i * 10, `chunk ${i}\n`);
+      const { events } = parseCast(readFileSync(path, 'utf8'), path);
+      expect(events).toHaveLength(i);
+      expect(events.at(-1)).toEqual({ t: i / 100, code: 'o', data: `chunk ${i}\n` });
+    }
+    w.close();
+  });
+
+  it('never lets times decrease, even when the caller clock goes back', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+    w.output(START - 500, 'before start');
+    w.output(START + 2000, 'a');
+    w.output(START + 1000, 'clock stepped back');
+    w.output(START + 1999.9999, 'still behind');
+    w.output(Number.NaN, 'no clock at all');
+    w.output(START + 3000, 'b');
+    w.close();
+    const { events } = await readCast(path);
+    expect(events.map((e) => e.t)).toEqual([0, 2, 2, 2, 2, 3]);
+  });
+
+  it('ignores writes after close and tolerates a second close', () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, 0);
+    w.output(1, 'kept');
+    w.close();
+    const before = readFileSync(path, 'utf8');
+    w.output(2, 'dropped');
+    w.marker(3, 'dropped');
+    w.exit(4, 0);
+    w.close();
+    expect(w.closed).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('rejects bad sizes and an unwritable path', () => {
+    expect(() => CastWriter.open(freshPath(), { width: 0, height: 24 }, 0)).toThrow(RangeError);
+    const bad = join(tmp, 'missing-dir', 'x.cast');
+    expect(() => CastWriter.open(bad, { width: 80, height: 24 }, 0)).toThrow(InputError);
+    expect(() => CastWriter.open(bad, { width: 80, height: 24 }, 0)).toThrow(bad);
+  });
+});

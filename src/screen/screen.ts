@@ -1,0 +1,114 @@
+// @xterm/headless is a webpack CommonJS bundle: Node's ESM loader only sees
+// a default export, so the class is taken off it rather than named-imported.
+import xterm from '@xterm/headless';
+import type { Terminal } from '@xterm/headless';
+import { fingerprintRows, lastNonBlankRow, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import { InputError } from '../util/errors.js';
+
+/** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
+const SCROLLBACK = 500;
+
+/**
+ * A headless terminal emulator: bytes from a PTY in, what a human would see
+ * out. xterm parses writes asynchronously (in time-sliced chunks), so the
+ * buffer is only meaningful once write() has resolved.
+ */
+export class Screen {
+  private readonly term: Terminal;
+  private readonly pending = new Set<() => void>();
+  private cached: ScreenSnapshot | undefined;
+  private disposed = false;
+
+  constructor(cols: number, rows: number) {
+    checkSize(cols, rows);
+    this.term = new xterm.Terminal({ cols, rows, scrollback: SCROLLBACK, allowProposedApi: true });
+    this.term.onWriteParsed(() => {
+      this.cached = undefined;
+    });
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
+  /** Resolves once xterm has parsed `data`; never rejects, whatever the bytes. */
+  write(data: string | Uint8Array): Promise<void> {
+    if (this.disposed || data.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.pending.delete(done);
+        if (!this.disposed) this.cached = undefined;
+        resolve();
+      };
+      this.pending.add(done);
+      this.term.write(data, done);
+    });
+  }
+
+  resize(cols: number, rows: number): void {
+    checkSize(cols, rows);
+    if (this.disposed) return;
+    this.term.resize(cols, rows);
+    this.cached = undefined;
+  }
+
+  /**
+   * The visible page of the active buffer (never scrollback). Cached until
+   * the next parse or resize, so polling an idle screen costs nothing.
+   */
+  snapshot(): ScreenSnapshot {
+    if (this.cached !== undefined) return this.cached;
+    const buf = this.term.buffer.active;
+    const cols = this.term.cols;
+    const height = this.term.rows;
+    const rows = new Array<string>(height);
+    // baseY is the top of the bottom page; viewportY would follow a scrolled view.
+    for (let y = 0; y < height; y++) {
+      rows[y] = buf.getLine(buf.baseY + y)?.translateToString(true) ?? '';
+    }
+    this.cached = {
+      rows,
+      cols,
+      // cursorX reaches `cols` while a wrap is pending after the last column.
+      cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
+      alternate: buf.type === 'alternate',
+      fingerprint: fingerprintRows(rows),
+    };
+    return this.cached;
+  }
+
+  /** Up to n rows ending at the last non-blank row; [] on a blank screen. */
+  trailingLines(n: number): string[] {
+    const rows = this.snapshot().rows;
+    const last = lastNonBlankRow(rows);
+    if (last < 0 || n <= 0) return [];
+    return rows.slice(Math.max(0, last - Math.floor(n) + 1), last + 1);
+  }
+
+  /** The visible rows as text, trailing blank rows dropped. */
+  text(): string {
+    const rows = this.snapshot().rows;
+    return rows.slice(0, lastNonBlankRow(rows) + 1).join('\n');
+  }
+
+  /** Idempotent; writes still waiting on the parser resolve at once. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const done of [...this.pending]) done();
+    // Keep the last picture readable: the disposed terminal's buffer is not.
+    this.snapshot();
+    this.term.dispose();
+  }
+}
+
+function checkSize(cols: number, rows: number): void {
+  const ok = (n: number) => Number.isInteger(n) && n > 0;
+  if (!ok(cols) || !ok(rows)) {
+    throw new InputError(`invalid screen size ${cols}x${rows}; expected positive whole numbers of columns and rows`);
+  }
+}
