@@ -41,7 +41,7 @@ export interface PromptRule {
 
 export interface PromptMatch {
   readonly rule: PromptRule;
-  /** The matched text, rows joined by \n. */
+  /** The rows the match touches, whole, joined by \n. */
   readonly text: string;
   /** Viewport rows the match covers, inclusive. */
   readonly top: number;
@@ -74,9 +74,10 @@ function matchOne(rule: PromptRule, snap: ScreenSnapshot, last: number): PromptM
   rule.match.lastIndex = 0;
   const m = rule.match.exec(text);
   if (!m) return undefined;
-  const before = text.slice(0, m.index);
-  const first = top + countNewlines(before);
-  return { rule, text: m[0], top: first, bottom: first + countNewlines(m[0]) };
+  const first = top + countNewlines(text.slice(0, m.index));
+  const bottom = first + countNewlines(m[0]);
+  // Whole rows, not just the regex hit: `[y/N]` alone is no use to a person reading the page.
+  return { rule, text: snap.rows.slice(first, bottom + 1).join('\n'), top: first, bottom };
 }
 
 function countNewlines(s: string): number {

@@ -70,10 +70,11 @@ export interface EventFileOptions {
 }
 
 /**
- * chokidar drops a second fs.watch notification that lands within 5 ms of the
- * first and never replays it, so each burst is followed by one late re-read.
+ * chokidar drops a 'change' within 50 ms of the previous one (and a raw
+ * notification within 5 ms) and never replays it. We also listen to 'raw',
+ * and each burst ends with one re-read timed after chokidar's throttle clears.
  */
-const TRAILING_READ_MS = 30;
+const TRAILING_READ_MS = 75;
 const CHUNK = 1 << 20;
 
 export class EventFileSource implements ToolEventSource {
@@ -107,6 +108,7 @@ export class EventFileSource implements ToolEventSource {
       awaitWriteFinish: false,
     });
     source.watcher.on('all', () => source.kick());
+    source.watcher.on('raw', () => source.kick());
     source.watcher.on('error', (e) => source.problem(`${path}: watch failed: ${errText(e)}`));
     await new Promise<void>((resolve) => source.watcher?.once('ready', resolve));
     await source.drain();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
 import { PtyHost, type PtySpawnOptions } from './host.js';
+import { readProcessTree } from './proctree.js';
 
 const hosts: PtyHost[] = [];
 const dirs: string[] = [];
@@ -88,7 +89,10 @@ describe('PtyHost', () => {
 
   it('interrupts sleep with ctrl-c', async () => {
     const { host, out } = start('echo start; sleep 30; echo after');
-    await waitFor(() => host.foregroundProcess() === 'sleep', 'sleep in the foreground');
+    // Without job control sleep shares bash's process group, whose leader
+    // (bash) is what foregroundProcess() names; look for sleep in /proc.
+    await waitFor(() => readProcessTree(host.pid).some((p) => p.comm === 'sleep'), 'sleep to start');
+    expect(host.foregroundProcess()).toBe('bash');
     host.sendKey('ctrl-c');
     const exit = await host.exited;
     // bash re-kills itself with SIGINT when its foreground child died of it.
@@ -97,8 +101,8 @@ describe('PtyHost', () => {
   });
 
   it('sends several keys in order', async () => {
-    const { host, out } = start('read -n 3 k; echo "got [$k]"');
-    await host.sendKeys(['a', 'B', '7'], 20);
+    const { host, out } = start('read k; echo "got [$k]"');
+    await host.sendKeys(['a', 'B', '7', 'enter'], 20);
     await waitFor(() => out().includes('got [aB7]'), 'keys');
     await host.exited;
   });
@@ -152,7 +156,7 @@ describe('PtyHost', () => {
 
   it('hangs up on a running child when disposed', async () => {
     const { host } = start('sleep 30');
-    await waitFor(() => host.foregroundProcess() === 'sleep', 'sleep in the foreground');
+    await waitFor(() => readProcessTree(host.pid).some((p) => p.comm === 'sleep'), 'sleep to start');
     host.dispose();
     expect((await host.exited).signal).toBe('SIGHUP');
     host.write('after dispose');

@@ -140,7 +140,11 @@ export class PtyHost {
     this.pty.resize(cols, rows);
   }
 
-  /** Name of the terminal's foreground process (from the pty's foreground group). */
+  /**
+   * argv[0] of the terminal's foreground process-group leader, as node-pty
+   * reads it from /proc. Without job control (`bash -c 'a; b'`) that is the
+   * shell, not the command it is running: proctree sees deeper.
+   */
   foregroundProcess(): string {
     if (!this.writable()) return this.command;
     try {

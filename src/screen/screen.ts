@@ -68,7 +68,7 @@ export class Screen {
     const rows = new Array<string>(height);
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     for (let y = 0; y < height; y++) {
-      rows[y] = buf.getLine(buf.baseY + y)?.translateToString(true) ?? '';
+      rows[y] = trimSpaces(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
     }
     this.cached = {
       rows,
@@ -104,6 +104,16 @@ export class Screen {
     this.snapshot();
     this.term.dispose();
   }
+}
+
+/**
+ * translateToString(true) trims only cells never written; spaces a program
+ * printed (padding, erase-by-overwrite) survive it, so they go here.
+ */
+function trimSpaces(row: string): string {
+  let end = row.length;
+  while (end > 0 && row.charCodeAt(end - 1) === 0x20) end--;
+  return end === row.length ? row : row.slice(0, end);
 }
 
 function checkSize(cols: number, rows: number): void {

@@ -1,0 +1,58 @@
+/** Options and helpers shared by several CLI verbs. */
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
+import { parseDuration } from '../util/duration.js';
+
+/** rules/ shipped beside the package, used when --rules is not given. */
+export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
+
+export function defaultRulesPath(): string {
+  return process.env.NIGHTSHIFT_RULES ?? SHIPPED_RULES;
+}
+
+export function defaultStateDir(): string {
+  return resolve(process.env.NIGHTSHIFT_STATE ?? 'state');
+}
+
+export function durationArg(what: string) {
+  return (value: string): number => {
+    try {
+      return parseDuration(value, what);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+  };
+}
+
+export function intArg(what: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${what} "${value}" must be an integer from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+export interface WatchdogFlags {
+  screenQuiet?: number;
+  toolGap?: number;
+  settle?: number;
+}
+
+export function addWatchdogFlags(cmd: Command): Command {
+  return cmd
+    .option('--screen-quiet <duration>', 'screen unchanged this long triggers an inspection (default 3m)', durationArg('--screen-quiet'))
+    .option('--tool-gap <duration>', 'no tool call and nothing moving this long means hung (default 15m)', durationArg('--tool-gap'))
+    .option('--settle <duration>', 'a known prompt must stay unchanged this long (default 1.5s)', durationArg('--settle'));
+}
+
+export function watchdogConfig(f: WatchdogFlags): WatchdogConfig {
+  return {
+    screenQuietMs: f.screenQuiet ?? DEFAULT_WATCHDOG.screenQuietMs,
+    toolGapMs: f.toolGap ?? DEFAULT_WATCHDOG.toolGapMs,
+    settleMs: f.settle ?? DEFAULT_WATCHDOG.settleMs,
+  };
+}

@@ -1,0 +1,46 @@
+/** `nightshift drill [--json] PATH…` — replay recorded scenarios in virtual time. */
+import type { Command } from 'commander';
+import { drillFile, scenarioFiles } from '../drill/drill.js';
+import { formatReport } from '../drill/report.js';
+import type { ScenarioResult } from '../drill/scenario-result.js';
+import { loadRules } from '../rules/load.js';
+import { isInputError } from '../util/errors.js';
+import { addWatchdogFlags, defaultRulesPath, watchdogConfig, type WatchdogFlags } from './common.js';
+import { describeError, EXIT } from './exit.js';
+
+interface DrillFlags extends WatchdogFlags {
+  json?: boolean;
+  rules?: string;
+}
+
+export function registerDrill(program: Command): void {
+  const cmd = program
+    .command('drill')
+    .description('replay asciicast scenarios (files or folders) through the watchdog in virtual time')
+    .argument('<paths...>', '.cast files or folders of them')
+    .option('--json', 'print exactly one JSON document')
+    .option('--rules <path>', 'rules directory or file (default: the shipped rules/)');
+  addWatchdogFlags(cmd).action(async (paths: string[], flags: DrillFlags) => {
+    process.exitCode = await drill(paths, flags);
+  });
+}
+
+async function drill(paths: string[], flags: DrillFlags): Promise<number> {
+  const rules = await loadRules(flags.rules ?? defaultRulesPath());
+  const files = await scenarioFiles(paths);
+  const results: ScenarioResult[] = [];
+  const errors: string[] = [];
+  for (const file of files) {
+    try {
+      results.push(await drillFile(file, rules, watchdogConfig(flags)));
+    } catch (e) {
+      if (!isInputError(e)) throw e;
+      errors.push(describeError(e));
+    }
+  }
+  if (flags.json) process.stdout.write(`${JSON.stringify({ scenarios: results, errors })}\n`);
+  else process.stdout.write(`${formatReport(results)}\n`);
+  for (const e of errors) process.stderr.write(`nightshift: ${e}\n`);
+  if (errors.length) return EXIT.input;
+  return results.some((r) => r.passed === false) ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,46 @@
+/** The `nightshift` command: one file per verb, registered here. */
+import { Command, CommanderError } from 'commander';
+import { isInputError } from '../util/errors.js';
+import { registerDrill } from './drill.js';
+import { describeError, EXIT } from './exit.js';
+import { registerRules } from './rules.js';
+import { registerRun } from './run.js';
+
+function buildProgram(): Command {
+  const program = new Command('nightshift')
+    .description('unattended terminal supervisor for AI coding agents')
+    .version('0.1.0')
+    .enablePositionalOptions()
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? `nightshift: ${s}` : s) });
+  registerRun(program);
+  registerDrill(program);
+  registerRules(program);
+  // Subcommands inherit exitOverride/configureOutput only when set before they are added.
+  for (const c of program.commands) c.exitOverride().configureOutput({ writeErr: (s) => process.stderr.write(`nightshift: ${s}`) });
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    process.exitCode = exitCodeFor(e);
+  }
+}
+
+function exitCodeFor(e: unknown): number {
+  if (e instanceof CommanderError) {
+    // --help and --version end through here with exit code 0.
+    return e.exitCode === 0 ? EXIT.ok : EXIT.input;
+  }
+  if (isInputError(e)) {
+    process.stderr.write(`nightshift: ${describeError(e)}\n`);
+    return EXIT.input;
+  }
+  process.stderr.write(`nightshift: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return EXIT.internal;
+}
+
+await main(process.argv);

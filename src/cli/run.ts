@@ -1,0 +1,129 @@
+/** `nightshift run [options] -- CMD…` — supervise one job in the foreground, no daemon. */
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Transition } from '../core/task-state.js';
+import type { Action } from '../core/watchdog-types.js';
+import { loadRules } from '../rules/load.js';
+import { createJobDir, jobId } from '../supervisor/job-dir.js';
+import { LiveJob, signalExitCode } from '../supervisor/live-job.js';
+import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { attachTerminal } from './terminal.js';
+
+interface RunFlags extends WatchdogFlags {
+  name?: string;
+  cwd?: string;
+  env: string[];
+  state?: string;
+  rules?: string;
+  cols?: number;
+  rows?: number;
+  json?: boolean;
+  quiet?: boolean;
+  timeout?: number;
+}
+
+function envPair(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) throw new InvalidArgumentError(`--env "${value}" must look like NAME=value`);
+  return [...previous, value];
+}
+
+export function registerRun(program: Command): void {
+  const cmd = program
+    .command('run')
+    .description('supervise one command in a PTY in the foreground; exits with its exit code')
+    .argument('<command...>', 'the program and its arguments (put them after --)')
+    .passThroughOptions()
+    .option('--name <name>', 'a name for the job (used in its id)')
+    .option('--cwd <dir>', 'working directory of the job (default: here)')
+    .option('--env <NAME=value>', 'set an environment variable for the job (repeatable)', envPair, [])
+    .option('--state <dir>', 'state directory (default: $NIGHTSHIFT_STATE or ./state)')
+    .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
+    .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
+    .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
+    .option('--timeout <duration>', 'stop the job after this long (SIGTERM, then SIGKILL)', durationArg('--timeout'))
+    .option('--json', 'report state changes and actions as JSON lines on stderr')
+    .option('--quiet', 'do not copy the job\'s output to stdout');
+  addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
+    process.exitCode = await run(command, flags);
+  });
+}
+
+async function run(argv: string[], flags: RunFlags): Promise<number> {
+  const [command, ...args] = argv as [string, ...string[]];
+  const rules = await loadRules(flags.rules ?? defaultRulesPath());
+  const env = { ...(process.env as Record<string, string>) };
+  for (const pair of flags.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  const cols = flags.cols ?? process.stdout.columns ?? 120;
+  const rows = flags.rows ?? process.stdout.rows ?? 40;
+  const spec = { command, args, cwd: resolve(flags.cwd ?? '.'), env, cols, rows, ...(flags.name ? { name: flags.name } : {}) };
+  const stateDir = flags.state ? resolve(flags.state) : defaultStateDir();
+  const paths = createJobDir(stateDir, jobId(flags.name, command, new Date()));
+  const report = reporter(flags.json === true, paths.id, paths.dir);
+  const job = await LiveJob.start(spec, {
+    paths,
+    rules,
+    config: watchdogConfig(flags),
+    onTransition: report.transition,
+    onAction: report.action,
+    ...(flags.quiet ? {} : { onOutput: (d: string) => process.stdout.write(d) }),
+  }).catch((e: unknown) => {
+    // A job that never started (bad cwd, unknown command) leaves no folder behind.
+    rmSync(paths.dir, { recursive: true, force: true });
+    throw e;
+  });
+  const detach = attachTerminal(job, flags.rows === undefined && flags.cols === undefined);
+  const stopTimer = flags.timeout === undefined ? undefined : scheduleStop(job, flags.timeout);
+  const exit = await job.finished;
+  clearTimeout(stopTimer);
+  detach();
+  return exit.signal ? signalExitCode(exit.signal) : exit.exitCode;
+}
+
+function scheduleStop(job: LiveJob, afterMs: number): NodeJS.Timeout {
+  return setTimeout(() => {
+    job.log.warn({ afterMs }, 'timeout: stopping job');
+    job.pty.kill('SIGTERM');
+    setTimeout(() => job.pty.kill('SIGKILL'), 5_000).unref();
+  }, afterMs);
+}
+
+function reporter(json: boolean, id: string, dir: string) {
+  let introduced = false;
+  const out = (line: string) => {
+    // Introduce the job with its first event, so a job that never starts prints only its error.
+    if (!introduced) {
+      introduced = true;
+      process.stderr.write(json ? `${JSON.stringify({ type: 'job', id, dir })}\n` : `nightshift: job ${id} (evidence in ${dir})\n`);
+    }
+    process.stderr.write(`${line}\n`);
+  };
+  const time = (t: number) => new Date(t).toISOString();
+  return {
+    transition(t: Transition) {
+      const r = t.reason;
+      if (json) out(JSON.stringify({ type: 'state', time: time(t.t), state: t.to, reason: r.code, ...pick(r) }));
+      else out(`nightshift: ${time(t.t).slice(11, 23)} ${t.to} (${describe(r)})`);
+    },
+    action(a: Action) {
+      const { screen: _screen, ...rest } = a;
+      if (json) out(JSON.stringify({ type: 'action', ...rest, time: time(a.t), since: time(a.since) }));
+      else out(`nightshift: ${a.kind.toUpperCase()} ${a.text}`);
+    },
+  };
+}
+
+function describe(r: Transition['reason']): string {
+  const exit = r.signal ? r.signal : r.exitCode !== undefined && r.exitCode !== null ? `code ${r.exitCode}` : undefined;
+  return [r.code, r.rule, r.class, r.detail, exit].filter(Boolean).join(' ');
+}
+
+function pick(r: Transition['reason']) {
+  return {
+    ...(r.rule ? { rule: r.rule } : {}),
+    ...(r.class ? { class: r.class } : {}),
+    ...(r.detail ? { detail: r.detail } : {}),
+    ...(r.exitCode !== undefined ? { exit_code: r.exitCode } : {}),
+    ...(r.signal !== undefined ? { signal: r.signal } : {}),
+  };
+}

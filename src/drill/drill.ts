@@ -1,0 +1,43 @@
+/** Drills: find scenario files, replay each, judge against its expectations. */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
+import { readCast } from '../record/cast-reader.js';
+import { InputError } from '../util/errors.js';
+import { loadScenario } from './expectations.js';
+import { replayCast } from './replay.js';
+import { buildResult, type ScenarioResult } from './scenario-result.js';
+
+/** Expands files and folders (recursively) into .cast files, in a stable order. */
+export async function scenarioFiles(paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    let info;
+    try {
+      info = await stat(p);
+    } catch (cause) {
+      throw new InputError('no such file or directory', { file: p, cause });
+    }
+    if (info.isDirectory()) out.push(...(await castsIn(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+async function castsIn(dir: string): Promise<string[]> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const out: string[] = [];
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await castsIn(p)));
+    else if (e.name.endsWith('.cast')) out.push(p);
+  }
+  return out;
+}
+
+export async function drillFile(file: string, rules: WatchdogRules, base: WatchdogConfig): Promise<ScenarioResult> {
+  const scenario = await loadScenario(file, base);
+  const cast = await readCast(file);
+  const replay = await replayCast(cast, rules, scenario.config);
+  return buildResult(file, replay, scenario.expect, scenario.description);
+}

@@ -1,0 +1,75 @@
+/**
+ * Evidence of every prompt episode, append-only JSONL: a `prompt` record when
+ * the job blocks (text, screen, decision, who answered, keys), and an
+ * `outcome` record when the episode ends (cleared, new prompt, exit). A record
+ * is never rewritten; each line is one synchronous append.
+ */
+import { appendFileSync } from 'node:fs';
+import type { Transition } from '../core/task-state.js';
+import type { Action } from '../core/watchdog-types.js';
+
+export interface PromptRecord {
+  type: 'prompt';
+  episode: number;
+  job: string;
+  time: string;
+  rule: string | null;
+  class: string | null;
+  reason: string;
+  prompt: string | null;
+  screen: readonly string[];
+  decision: string;
+  layer: string;
+  answered_by: string | null;
+  keys: readonly string[];
+}
+
+export class EvidenceLog {
+  private episode = 0;
+  private open = false;
+
+  constructor(
+    readonly path: string,
+    private readonly job: string,
+  ) {}
+
+  /** An action on a blocked episode: what was decided, by which layer, who answered. */
+  action(a: Action, wallTime: (t: number) => string): void {
+    this.episode++;
+    this.open = true;
+    const record: PromptRecord = {
+      type: 'prompt',
+      episode: this.episode,
+      job: this.job,
+      time: wallTime(a.t),
+      rule: a.rule,
+      class: a.class,
+      reason: a.reason,
+      prompt: a.prompt,
+      screen: trimBlankTail(a.screen),
+      decision: a.kind,
+      layer: 'watchdog',
+      answered_by: a.kind === 'answer' && a.rule ? `rule:${a.rule}` : null,
+      keys: a.keys ?? [],
+    };
+    this.append(record);
+  }
+
+  /** Closes the open episode with what followed it. */
+  transition(tr: Transition, wallTime: (t: number) => string): void {
+    if (!this.open || tr.from !== 'blocked' || tr.to === 'blocked') return;
+    this.open = false;
+    const followed = tr.to === 'done' ? `exit:${tr.reason.signal ?? tr.reason.exitCode}` : tr.reason.code;
+    this.append({ type: 'outcome', episode: this.episode, job: this.job, time: wallTime(tr.t), followed });
+  }
+
+  private append(record: object): void {
+    appendFileSync(this.path, `${JSON.stringify(record)}\n`);
+  }
+}
+
+function trimBlankTail(rows: readonly string[]): string[] {
+  let end = rows.length;
+  while (end > 0 && rows[end - 1]!.trim() === '') end--;
+  return rows.slice(0, end);
+}

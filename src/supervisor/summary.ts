@@ -1,0 +1,84 @@
+/** summary.json: the job at a glance, rewritten atomically on every change. */
+import type { Transition } from '../core/task-state.js';
+import type { PtyExit } from '../pty/host.js';
+import { writeJsonAtomic } from '../util/atomic-write.js';
+import type { JobPaths } from './job-dir.js';
+import type { JobSpec } from './live-job.js';
+
+interface SummaryTransition {
+  time: string;
+  state: string;
+  reason: string;
+  rule?: string;
+  class?: string;
+  detail?: string;
+}
+
+export class JobSummary {
+  private readonly data: {
+    id: string;
+    name: string | null;
+    command: string[];
+    cwd: string;
+    started: string;
+    ended: string | null;
+    state: string;
+    reason: string;
+    exit: { code: number; signal: string | null } | null;
+    transitions: SummaryTransition[];
+    files: Record<string, string>;
+    final_screen?: string;
+  };
+
+  constructor(
+    private readonly paths: JobPaths,
+    spec: JobSpec,
+    startMs: number,
+  ) {
+    this.data = {
+      id: paths.id,
+      name: spec.name ?? null,
+      command: [spec.command, ...spec.args],
+      cwd: spec.cwd,
+      started: new Date(startMs).toISOString(),
+      ended: null,
+      state: 'queued',
+      reason: 'submitted',
+      exit: null,
+      transitions: [],
+      files: {
+        recording: paths.recording,
+        events: paths.events,
+        log: paths.log,
+        evidence: paths.evidence,
+      },
+    };
+    this.write();
+  }
+
+  transition(t: Transition): void {
+    const r = t.reason;
+    this.data.state = t.to;
+    this.data.reason = r.code;
+    this.data.transitions.push({
+      time: new Date(t.t).toISOString(),
+      state: t.to,
+      reason: r.code,
+      ...(r.rule ? { rule: r.rule } : {}),
+      ...(r.class ? { class: r.class } : {}),
+      ...(r.detail ? { detail: r.detail } : {}),
+    });
+    this.write();
+  }
+
+  finish(e: PtyExit, finalScreen: string): void {
+    this.data.ended = new Date().toISOString();
+    this.data.exit = { code: e.exitCode, signal: e.signal };
+    this.data.final_screen = finalScreen;
+    this.write();
+  }
+
+  private write(): void {
+    writeJsonAtomic(this.paths.summary, this.data);
+  }
+}
