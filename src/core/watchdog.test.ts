@@ -109,6 +109,15 @@ describe('Watchdog', () => {
     expect(h.wd.reason.code).toBe('quiet-tool-in-flight');
   });
 
+  it('a question-looking last line while a child works is not blocked: waiting programs do not burn CPU', () => {
+    const h = harness();
+    h.at(0, h.screen('Do you want to continue? [Y/n]', 'below'));
+    h.at(1_000, { kind: 'proc', busy: true });
+    h.at(30 * MIN);
+    expect(h.wd.state).toBe('running');
+    expect(h.wd.reason.code).toBe('quiet-child-busy');
+  });
+
   it('quiet with a busy child stays running: a long build is not a block', () => {
     const h = harness();
     h.at(0, h.screen('$ make\ncc -O2 -c big.c', 'below'));

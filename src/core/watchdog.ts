@@ -185,7 +185,8 @@ export class Watchdog {
   private inspectQuiet(now: number): void {
     const question = this.screen ? matchPrompt(this.screen, this.rules.questions) : undefined;
     const toolDuringQuiet = this.tools.inFlight > 0 || (this.tools.lastEventAt ?? -Infinity) >= this.lastScreenChange;
-    if (question && !toolDuringQuiet) {
+    // A program waiting for an answer reads the terminal; it does not burn CPU.
+    if (question && !toolDuringQuiet && !this.procBusy) {
       this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question, this.lastScreenChange, now);
     } else if (this.tools.inFlight > 0) {
       this.restate({ code: 'quiet-tool-in-flight', detail: this.tools.inFlightNames().join(',') }, now);

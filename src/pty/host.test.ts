@@ -56,6 +56,11 @@ describe('PtyHost', () => {
     expect(await host.exited).toEqual({ exitCode: 0, signal: 'SIGTERM' });
   });
 
+  it('names an aliased signal by its usual name', async () => {
+    const { host } = start('ulimit -c 0; kill -ABRT $$');
+    expect((await host.exited).signal).toBe('SIGABRT');
+  });
+
   it('runs in the given cwd with the given env and TERM', async () => {
     const dir = tempDir();
     const { host, out } = start('pwd; echo "foo=$FOO term=$TERM"', { cwd: dir, env: { ...baseEnv(), FOO: 'bar' } });

@@ -30,9 +30,11 @@ export interface Disposable {
 /** Programs read keystrokes in batches; text and its Enter too close together get merged or dropped. */
 const DEFAULT_PAUSE_MS = 120;
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(osConstants.signals).map(([name, num]) => [num, name]),
-);
+/** Number to name; the first name wins for aliases (SIGABRT over SIGIOT, SIGIO over SIGPOLL). */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, num] of Object.entries(osConstants.signals)) {
+  if (!SIGNAL_NAMES.has(num)) SIGNAL_NAMES.set(num, name);
+}
 
 /** One child process on its own pseudo-terminal. */
 export class PtyHost {
@@ -40,7 +42,11 @@ export class PtyHost {
   private readonly exitListeners = new Set<(e: PtyExit) => void>();
   private exitInfo: PtyExit | undefined;
   private disposed = false;
-  /** Resolves once the child has exited and all its output was delivered. */
+  /**
+   * Resolves once the child has exited and its output was delivered. node-pty
+   * waits for the pty to close, or 200 ms when a background grandchild keeps
+   * it open; that grandchild's later output is lost.
+   */
   readonly exited: Promise<PtyExit>;
 
   private constructor(
@@ -108,7 +114,11 @@ export class PtyHost {
     return { dispose: () => this.exitListeners.delete(cb) };
   }
 
-  /** Writes to a finished or disposed child are dropped silently. */
+  /**
+   * Writes to a finished or disposed child are dropped silently. node-pty
+   * queues writes; a queued write that loses the race with the child's exit
+   * fails with EBADF, which node-pty only logs (console.error), never throws.
+   */
   write(data: string): void {
     if (!this.writable() || data === '') return;
     this.pty.write(data);

@@ -156,19 +156,37 @@ describe('Screen', () => {
     expect(s.snapshot().rows).toHaveLength(10);
   });
 
-  it('resolves pending writes on dispose and stays readable', async () => {
+  it('ignores writes after dispose and keeps the last picture', async () => {
     const s = new Screen(20, 3);
     await s.write('kept');
-    const pending = s.write('x'.repeat(100_000));
     s.dispose();
-    await pending;
     await s.write('ignored');
     s.resize(5, 5);
-    expect(s.snapshot().rows).toHaveLength(3);
+    expect(s.snapshot().rows).toEqual(['kept', '', '']);
+    expect(s.text()).toBe('kept');
     s.dispose();
   });
 
   it('rejects a bad size', () => {
     expect(() => new Screen(0, 24)).toThrow(/invalid screen size 0x24/);
+  });
+});
+
+describe('Screen replies and speed', () => {
+  it('answers a cursor position request through onReply', async () => {
+    const s = screen(20, 5);
+    const replies: string[] = [];
+    s.onReply((d) => replies.push(d));
+    await s.write('ab\r\nc\x1b[6n');
+    expect(replies).toEqual(['\x1b[2;2R']);
+  });
+
+  it('parses many small awaited writes without a timer per write', async () => {
+    const s = screen(80, 24);
+    // 3000 awaited writes would take 3 s at xterm's 1 ms timer each.
+    const started = performance.now();
+    for (let i = 0; i < 3000; i++) await s.write(`line ${i}\r\n`);
+    expect(s.trailingLines(1)).toEqual(['line 2999']);
+    expect(performance.now() - started).toBeLessThan(1500);
   });
 });

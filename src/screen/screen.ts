@@ -10,8 +10,8 @@ const SCROLLBACK = 500;
 
 /**
  * A headless terminal emulator: bytes from a PTY in, what a human would see
- * out. xterm parses writes asynchronously (in time-sliced chunks), so the
- * buffer is only meaningful once write() has resolved.
+ * out. xterm may parse a write later (queued behind others, or in 12 ms
+ * slices), so read the screen only after write() has resolved.
  */
 export class Screen {
   private readonly term: Terminal;
@@ -24,6 +24,17 @@ export class Screen {
     this.term = new xterm.Terminal({ cols, rows, scrollback: SCROLLBACK, allowProposedApi: true });
     this.term.onWriteParsed(() => {
       this.cached = undefined;
+    });
+  }
+
+  /**
+   * Answers xterm gives to the program's own queries (cursor position,
+   * device attributes). Forward them to the PTY: some TUIs stall or fail at
+   * startup when a cursor-position request goes unanswered.
+   */
+  onReply(cb: (data: string) => void): { dispose(): void } {
+    return this.term.onData((data) => {
+      if (data !== '') cb(data);
     });
   }
 
@@ -45,6 +56,11 @@ export class Screen {
         resolve();
       };
       this.pending.add(done);
+      // xterm parses on a setTimeout(0), which Node clamps to 1 ms: one write
+      // per event would cap drills at ~1000 events/s. A write that follows
+      // "user input" into an idle buffer is parsed synchronously instead (its
+      // typing-latency fast path); empty input has no other effect.
+      this.term.input('', true);
       this.term.write(data, done);
     });
   }

@@ -181,8 +181,13 @@ function castHeader(spec: JobSpec, startMs: number) {
     width: spec.cols,
     height: spec.rows,
     timestamp: Math.floor(startMs / 1_000),
-    command: [spec.command, ...spec.args].join(' '),
+    command: [spec.command, ...spec.args].map(shellQuote).join(' '),
     ...(spec.name ? { title: spec.name } : {}),
     env: { TERM: 'xterm-256color', SHELL: spec.env.SHELL ?? '/bin/sh' },
   };
+}
+
+/** Quotes a word for a POSIX shell, so the recorded command can be pasted back. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
