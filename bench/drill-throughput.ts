@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   sampler.unref();
 
   process.stderr.write('recording real PTY output...\n');
-  const ls = await record('ls', ['-laR', '--color=always', '/usr/share']);
+  const ls = await record('ls', ['-laR', '--color=always', '/usr']);
   const progress = await record('python3', ['-c', PROGRESS_PY]);
   const cases: [string, Cast][] = [
     ['ls -laR', steadyCast('ls', ls)],
