@@ -66,6 +66,7 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,
+    answerQueries: flags.quiet === true || !process.stdout.isTTY,
     ...(flags.quiet ? {} : { onOutput: (d: string) => process.stdout.write(d) }),
   }).catch((e: unknown) => {
     // A job that never started (bad cwd, unknown command) leaves no folder behind.

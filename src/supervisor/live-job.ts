@@ -41,6 +41,12 @@ export interface JobOptions {
   readonly onTransition?: (t: Transition) => void;
   readonly onAction?: (a: Action) => void;
   readonly onOutput?: (data: string) => void;
+  /**
+   * Answer the program's terminal queries (cursor position, device
+   * attributes) from the headless screen. Off when a real terminal mirrors
+   * the output and answers them itself, or the program would get two replies.
+   */
+  readonly answerQueries?: boolean;
 }
 
 export class LiveJob {
@@ -86,6 +92,7 @@ export class LiveJob {
     job.log.info({ command: spec.command, args: spec.args, cwd: spec.cwd, pid: job.pty.pid }, 'job started');
     job.watchdog.start();
     job.pty.onData((data) => job.onData(data));
+    if (opts.answerQueries !== false) job.screen.onReply((reply) => job.pty.write(reply));
     job.sampler.start(opts.procSampleMs ?? 1_000);
     await job.attachEvents();
     job.timer.arm();
