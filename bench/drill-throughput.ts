@@ -21,14 +21,13 @@ const STEP_S = 0.01;
 const RUNS = 3;
 const MB = 1e6;
 
-interface Chunk {
-  data: string;
-}
-
 interface Result {
   case: string;
   mb: number;
   events: number;
+  virtualHours: number;
+  /** Watchdog actions in the replay: shows the deadlines really fired. */
+  actions: number;
   rawMBps: number;
   replayMBps: number;
   ratio: number;
@@ -44,14 +43,14 @@ function repoRoot(): string {
 }
 
 /** Runs a program in a real PTY and keeps its output chunks as node-pty delivered them. */
-async function record(command: string, args: string[]): Promise<Chunk[]> {
+async function record(command: string, args: string[]): Promise<string[]> {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   const host = PtyHost.spawn({ command, args, cwd: process.cwd(), env: { ...env, TERM: 'xterm-256color' }, cols: COLS, rows: ROWS });
-  const chunks: Chunk[] = [];
+  const chunks: string[] = [];
   let bytes = 0;
   host.onData((data) => {
     if (bytes >= CAP_BYTES) return;
-    chunks.push({ data });
+    chunks.push(data);
     bytes += Buffer.byteLength(data);
     if (bytes >= CAP_BYTES) host.kill('SIGKILL');
   });
@@ -77,13 +76,13 @@ function castOf(title: string, events: CastEvent[]): Cast {
 }
 
 /** Chunks 10 ms apart, bracketed by tool/proc markers as a supervised agent's recording would be. */
-function steadyCast(title: string, chunks: Chunk[]): Cast {
+function steadyCast(title: string, chunks: string[]): Cast {
   const events: CastEvent[] = [{ t: 0, code: 'm', data: 'tool:Bash' }];
   chunks.forEach((c, i) => {
     const t = (i + 1) * STEP_S;
     if (i === Math.floor(chunks.length / 3)) events.push({ t, code: 'm', data: 'proc:busy' });
     if (i === Math.floor((2 * chunks.length) / 3)) events.push({ t, code: 'm', data: 'proc:idle' });
-    events.push({ t, code: 'o', data: c.data });
+    events.push({ t, code: 'o', data: c });
   });
   const end = (chunks.length + 1) * STEP_S;
   events.push({ t: end, code: 'm', data: 'tool-done:Bash' }, { t: end + STEP_S, code: 'm', data: 'exit:0' });
@@ -95,16 +94,18 @@ function steadyCast(title: string, chunks: Chunk[]): Cast {
  * spinners, proc markers) and a quiet gap alternating between "quiet screen"
  * (4 min) and "hung" (20 min), so the watchdog blocks and wakes over and over.
  */
-function quietGapCast(chunks: Chunk[], scenarios: Cast[]): Cast {
+function quietGapCast(chunks: string[], scenarios: Cast[]): Cast {
   const events: CastEvent[] = [];
-  const burst = 100;
   let t = 0;
-  for (let i = 0, n = 0; i < chunks.length; i += burst, n++) {
-    for (const c of chunks.slice(i, i + burst)) events.push({ t: (t += STEP_S), code: 'o', data: c.data });
+  for (let i = 0, n = 0; i < chunks.length; n++) {
+    // Cut only after a newline: a scenario spliced into an escape sequence would be garbage.
+    for (let k = 0; i < chunks.length && (k < 100 || !chunks[i - 1]!.endsWith('\n')); k++, i++) {
+      events.push({ t: (t += STEP_S), code: 'o', data: chunks[i]! });
+    }
     const sc = scenarios[n % scenarios.length]!;
     const base = t;
     for (const ev of sc.events) {
-      if (ev.code === 'x' || ev.data.startsWith('exit:')) continue;
+      if (ev.code === 'x' || (ev.code === 'm' && ev.data.startsWith('exit:'))) continue;
       events.push({ ...ev, t: (t = base + ev.t) });
     }
     t += n % 2 === 0 ? 4 * 60 : 20 * 60;
@@ -151,15 +152,19 @@ async function medianSeconds(fn: () => Promise<unknown>): Promise<number> {
 async function measure(name: string, cast: Cast, rules: RuleSet): Promise<Result> {
   const mb = cast.events.reduce((n, ev) => n + (ev.code === 'o' ? Buffer.byteLength(ev.data) : 0), 0) / MB;
   const raw = await medianSeconds(() => rawParse(cast));
-  const replay = await medianSeconds(() => replayCast(cast, rules, DEFAULT_WATCHDOG));
-  const r = { case: name, mb, events: cast.events.length, rawMBps: mb / raw, replayMBps: mb / replay, ratio: raw / replay, replayEventsPerS: cast.events.length / replay };
+  let actions = 0;
+  const replay = await medianSeconds(async () => {
+    actions = (await replayCast(cast, rules, DEFAULT_WATCHDOG)).actions.length;
+  });
   process.stderr.write(`  ${name}: raw ${raw.toFixed(2)} s, replay ${replay.toFixed(2)} s\n`);
-  return r;
+  const events = cast.events.length;
+  const virtualHours = (cast.events.at(-1)?.t ?? 0) / 3600;
+  return { case: name, mb, events, virtualHours, actions, rawMBps: mb / raw, replayMBps: mb / replay, ratio: raw / replay, replayEventsPerS: events / replay };
 }
 
 function table(results: Result[]): string {
-  const head = ['case', 'MB', 'events', 'raw MB/s', 'replay MB/s', 'ratio', 'replay ev/s'];
-  const rows = results.map((r) => [r.case, r.mb.toFixed(1), String(r.events), r.rawMBps.toFixed(1), r.replayMBps.toFixed(1), r.ratio.toFixed(2), r.replayEventsPerS.toFixed(0)]);
+  const head = ['case', 'MB', 'events', 'virtual h', 'actions', 'raw MB/s', 'replay MB/s', 'ratio', 'replay ev/s'];
+  const rows = results.map((r) => [r.case, r.mb.toFixed(1), String(r.events), r.virtualHours.toFixed(1), String(r.actions), r.rawMBps.toFixed(1), r.replayMBps.toFixed(1), r.ratio.toFixed(2), r.replayEventsPerS.toFixed(0)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), ...rows.map(line)].join('\n');

@@ -27,9 +27,17 @@ export function registerDrill(program: Command): void {
 
 async function drill(paths: string[], flags: DrillFlags): Promise<number> {
   const rules = await loadRules(flags.rules ?? defaultRulesPath());
-  const files = await scenarioFiles(paths);
   const results: ScenarioResult[] = [];
   const errors: string[] = [];
+  const files: string[] = [];
+  for (const path of paths) {
+    try {
+      files.push(...(await scenarioFiles([path])));
+    } catch (e) {
+      if (!isInputError(e)) throw e;
+      errors.push(describeError(e));
+    }
+  }
   for (const file of files) {
     try {
       results.push(await drillFile(file, rules, watchdogConfig(flags)));

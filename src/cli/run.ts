@@ -6,7 +6,8 @@ import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import { loadRules } from '../rules/load.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
-import { LiveJob, signalExitCode } from '../supervisor/live-job.js';
+import { shellExitCode } from '../supervisor/evidence.js';
+import { LiveJob } from '../supervisor/live-job.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 
@@ -74,19 +75,30 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
     throw e;
   });
   const detach = attachTerminal(job, flags.rows === undefined && flags.cols === undefined);
-  const stopTimer = flags.timeout === undefined ? undefined : scheduleStop(job, flags.timeout);
+  const stopTimer = flags.timeout === undefined ? undefined : setTimeout(() => void job.stop('timeout'), flags.timeout);
+  const untrap = trapSignals(job);
   const exit = await job.finished;
   clearTimeout(stopTimer);
+  untrap();
   detach();
-  return exit.signal ? signalExitCode(exit.signal) : exit.exitCode;
+  return shellExitCode(exit);
 }
 
-function scheduleStop(job: LiveJob, afterMs: number): NodeJS.Timeout {
-  return setTimeout(() => {
-    job.log.warn({ afterMs }, 'timeout: stopping job');
-    job.pty.kill('SIGTERM');
-    setTimeout(() => job.pty.kill('SIGKILL'), 5_000).unref();
-  }, afterMs);
+/**
+ * nightshift stopped by a signal (systemd, tmux, a closed terminal) stops its
+ * job the graceful way and waits for it, so the summary, recording and
+ * evidence are finished rather than left mid-sentence.
+ */
+function trapSignals(job: LiveJob): () => void {
+  const onSignal = (sig: NodeJS.Signals) => {
+    job.log.warn({ signal: sig }, 'nightshift received a signal');
+    void job.stop('cancelled');
+  };
+  const sigs: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  for (const s of sigs) process.on(s, onSignal);
+  return () => {
+    for (const s of sigs) process.off(s, onSignal);
+  };
 }
 
 function reporter(json: boolean, id: string, dir: string) {
@@ -107,7 +119,7 @@ function reporter(json: boolean, id: string, dir: string) {
       else out(`nightshift: ${time(t.t).slice(11, 23)} ${t.to} (${describe(r)})`);
     },
     action(a: Action) {
-      const { screen: _screen, ...rest } = a;
+      const { screen: _screen, t: _t, ...rest } = a;
       if (json) out(JSON.stringify({ type: 'action', ...rest, time: time(a.t), since: time(a.since) }));
       else out(`nightshift: ${a.kind.toUpperCase()} ${a.text}`);
     },

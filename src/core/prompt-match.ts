@@ -35,6 +35,24 @@ export interface PromptRule {
   readonly programs: readonly string[];
   /** A catch-all (`[y/N]`, `Press Enter`): considered only when no specific rule matches. */
   readonly generic: boolean;
+  /** How the responder reads the prompt's content; absent for rules with nothing to read. */
+  readonly extract?: PromptExtract;
+  readonly description?: string;
+  readonly source: { readonly file: string; readonly line: number };
+}
+
+export type Ecosystem = 'npm' | 'pip' | 'apt' | 'cargo' | 'gem' | 'go';
+
+export interface PromptExtract {
+  readonly packages?: { readonly ecosystem: Ecosystem; readonly after: RegExp; readonly item: RegExp };
+  /** Each has a named group `cmd`. */
+  readonly command: readonly RegExp[];
+}
+
+/** A risk verb or pattern (rules/risk.yaml): a hit makes a prompt destructive. */
+export interface RiskPattern {
+  readonly id: string;
+  readonly match: RegExp;
   readonly description?: string;
   readonly source: { readonly file: string; readonly line: number };
 }

@@ -28,7 +28,13 @@ export type Signal =
   | { readonly kind: 'screen'; readonly snapshot: ScreenSnapshot }
   | { readonly kind: 'tool'; readonly event: ToolEvent }
   | { readonly kind: 'proc'; readonly busy: boolean }
-  | { readonly kind: 'exit'; readonly exitCode: number | null; readonly signal: string | null };
+  | {
+      readonly kind: 'exit';
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+      /** Why the supervisor stopped it, when it did (`timeout`, `cancelled`, `budget:wall`). */
+      readonly stoppedFor?: string;
+    };
 
 export type ActionKind = 'answer' | 'escalate' | 'nudge' | 'stop';
 

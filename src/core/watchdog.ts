@@ -114,7 +114,7 @@ export class Watchdog {
         this.onProc(signal.busy, now);
         break;
       case 'exit':
-        this.onExit(signal.exitCode, signal.signal, now);
+        this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
         return;
     }
     this.evaluate(now);
@@ -155,8 +155,9 @@ export class Watchdog {
     if (busy && this.sm.state === 'blocked' && this.sm.reason.code === 'hung') this.wake('proc', now);
   }
 
-  private onExit(exitCode: number | null, signal: string | null, now: number): void {
-    const reason: Reason = signal ? { code: 'signal', signal, exitCode } : { code: 'exit', exitCode, signal: null };
+  private onExit(exitCode: number | null, signal: string | null, now: number, stoppedFor?: string): void {
+    const code = stoppedFor ?? (signal ? 'signal' : 'exit');
+    const reason: Reason = { code, exitCode, signal };
     this.candidate = undefined;
     this.move('done', reason, now);
   }

@@ -5,18 +5,29 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PromptRule } from '../core/prompt-match.js';
-import { keySequence } from '../pty/keys.js';
+import type { PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { InputError } from '../util/errors.js';
+import { compilePrompt, compileQuestion, compileRisk } from './compile.js';
 import { ruleFile } from './schema.js';
-import { lineAt, parseYaml, validate, type YamlSource } from './yaml-source.js';
+import { parseYaml, validate } from './yaml-source.js';
 
 export interface RuleSet {
   readonly prompts: readonly PromptRule[];
   /** Patterns that make a quiet screen's tail look like a question (unknown prompt). */
   readonly questions: readonly PromptRule[];
+  /** Risk verbs and patterns: a hit makes a prompt destructive. */
+  readonly risks: readonly RiskPattern[];
   readonly files: readonly string[];
 }
+
+interface RuleParts {
+  prompts: PromptRule[];
+  questions: PromptRule[];
+  risks: RiskPattern[];
+}
+
+/** Policy files share the rules folder but have their own loader (src/rules/policy.ts). */
+export const isPolicyFile = (name: string) => /(^|\/)policy[^/]*\.(ya?ml|json)$/.test(name);
 
 const RULE_EXT = /\.(ya?ml|json)$/;
 
@@ -28,7 +39,7 @@ export async function ruleFiles(path: string): Promise<string[]> {
     throw new InputError(`rules path does not exist: ${path}`, { file: path, cause });
   }
   if (info.isFile()) return [path];
-  const names = (await readdir(path)).filter((n) => RULE_EXT.test(n)).sort();
+  const names = (await readdir(path)).filter((n) => RULE_EXT.test(n) && !isPolicyFile(n)).sort();
   return names.map((n) => join(path, n));
 }
 
@@ -49,68 +60,29 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-function mergeRuleSets(parts: { prompts: PromptRule[]; questions: PromptRule[] }[], files: string[]): RuleSet {
-  const seen = new Map<string, PromptRule>();
-  for (const rule of parts.flatMap((p) => [...p.prompts, ...p.questions])) {
+function mergeRuleSets(parts: RuleParts[], files: string[]): RuleSet {
+  const seen = new Map<string, { source: { file: string; line: number } }>();
+  for (const rule of parts.flatMap((p) => [...p.prompts, ...p.questions, ...p.risks])) {
     const prev = seen.get(rule.id);
     if (prev) {
       throw new InputError(`duplicate rule id "${rule.id}" (first defined at ${prev.source.file}:${prev.source.line})`, rule.source);
     }
     seen.set(rule.id, rule);
   }
-  return { prompts: parts.flatMap((p) => p.prompts), questions: parts.flatMap((p) => p.questions), files };
-}
-
-export function parseRuleFile(text: string, file: string): { prompts: PromptRule[]; questions: PromptRule[] } {
-  const src = parseYaml(text, file);
-  const data = validate(src, ruleFile);
-  const prompts = data.prompts.map((e, i) => compileEntry(src, ['prompts', i], e));
-  const questions = data.questions.map((e, i) =>
-    compileEntry(src, ['questions', i], { ...e, class: 'unknown' as const, answer: [], decline: [], programs: [], generic: true }),
-  );
-  return { prompts, questions };
-}
-
-type Entry = Omit<PromptRule, 'match' | 'source'> & { match: string; flags?: string | undefined };
-
-function compileEntry(src: YamlSource, path: (string | number)[], e: Entry): PromptRule {
-  const line = lineAt(src, path);
-  const match = compileRegex(src, path, e.match, e.flags ?? '');
-  checkKeys(src, [...path, 'answer'], e.answer);
-  checkKeys(src, [...path, 'decline'], e.decline);
   return {
-    id: e.id,
-    class: e.class,
-    match,
-    cursor: e.cursor,
-    lines: e.lines,
-    answer: e.answer,
-    decline: e.decline,
-    programs: e.programs,
-    generic: e.generic,
-    ...(e.description === undefined ? {} : { description: e.description }),
-    source: { file: src.file, line },
+    prompts: parts.flatMap((p) => p.prompts),
+    questions: parts.flatMap((p) => p.questions),
+    risks: parts.flatMap((p) => p.risks),
+    files,
   };
 }
 
-function compileRegex(src: YamlSource, path: (string | number)[], pattern: string, flags: string): RegExp {
-  try {
-    return new RegExp(pattern, flags);
-  } catch (cause) {
-    throw new InputError(`rule "match" is not a valid regular expression: ${(cause as Error).message}`, {
-      file: src.file,
-      line: lineAt(src, [...path, 'match']),
-      cause,
-    });
-  }
-}
-
-function checkKeys(src: YamlSource, path: (string | number)[], keys: readonly string[]): void {
-  keys.forEach((k, i) => {
-    try {
-      keySequence(k);
-    } catch (cause) {
-      throw new InputError((cause as Error).message, { file: src.file, line: lineAt(src, [...path, i]), cause });
-    }
-  });
+export function parseRuleFile(text: string, file: string): RuleParts {
+  const src = parseYaml(text, file);
+  const data = validate(src, ruleFile);
+  return {
+    prompts: data.prompts.map((e, i) => compilePrompt(src, ['prompts', i], e)),
+    questions: data.questions.map((e, i) => compileQuestion(src, ['questions', i], e)),
+    risks: data.risks.map((e, i) => compileRisk(src, ['risks', i], e)),
+  };
 }

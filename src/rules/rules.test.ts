@@ -73,7 +73,7 @@ describe('rule file errors name file, line and reason', () => {
   });
   it('regex that does not compile', () => {
     const msg = bad('version: 1\nprompts:\n  - id: x\n    class: confirm\n    answer: [y]\n    match: "(oops"\n');
-    expect(msg).toMatch(/^rules\/bad\.yaml:6: rule "match" is not a valid regular expression/);
+    expect(msg).toMatch(/^rules\/bad\.yaml:6: prompts\.0\.match is not a valid regular expression/);
   });
   it('unknown class, with the line of the value', () => {
     const msg = bad('version: 1\nprompts:\n  - id: x\n    class: scary\n    answer: [y]\n    match: "x"\n');

@@ -2,17 +2,38 @@
 import { z } from 'zod';
 
 export const PROMPT_CLASSES = ['dependency', 'destructive', 'permission', 'outbound', 'confirm', 'unknown'] as const;
+export const ECOSYSTEMS = ['npm', 'pip', 'apt', 'cargo', 'gem', 'go'] as const;
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected an id of lower-case letters, digits, . _ -');
+const regex = z.string().min(1, 'expected a non-empty regular expression');
+const flags = z.string().regex(/^[imsu]*$/, 'expected regex flags from i, m, s, u').optional();
 
 const patternFields = {
   id,
-  match: z.string().min(1, 'expected a non-empty regular expression'),
-  flags: z.string().regex(/^[imsu]*$/, 'expected regex flags from i, m, s, u').optional(),
+  match: regex,
+  flags,
   cursor: z.enum(['same-line', 'near', 'any']).default('same-line'),
   lines: z.number().int().min(1).max(200).default(4),
   description: z.string().optional(),
 };
+
+/** How to read what a prompt is about: the packages it lists, the command it asks to run. */
+const extract = z
+  .object({
+    packages: z
+      .object({
+        ecosystem: z.enum(ECOSYSTEMS),
+        /** The list starts on the line after the first line matching this. */
+        after: regex,
+        /** Each list line; named groups `name` and `version`, or `names` (space-separated). */
+        item: regex,
+      })
+      .strict()
+      .optional(),
+    /** Regexes with a named group `cmd`: the command an agent's dialog asks to run (first hit wins). */
+    command: z.array(regex).default([]),
+  })
+  .strict();
 
 export const promptEntry = z
   .object({
@@ -22,17 +43,23 @@ export const promptEntry = z
     decline: z.array(z.string()).default([]),
     programs: z.array(z.string()).default([]),
     generic: z.boolean().default(false),
+    extract: extract.optional(),
   })
   .strict();
 
 export const questionEntry = z.object(patternFields).strict();
+
+/** A pattern that makes any prompt destructive, whatever its rule said. */
+export const riskEntry = z.object({ id, match: regex, flags, description: z.string().optional() }).strict();
 
 export const ruleFile = z
   .object({
     version: z.literal(1),
     prompts: z.array(promptEntry).default([]),
     questions: z.array(questionEntry).default([]),
+    risks: z.array(riskEntry).default([]),
   })
   .strict();
 
 export type RuleFileData = z.infer<typeof ruleFile>;
+export type PromptEntry = z.infer<typeof promptEntry>;

@@ -5,7 +5,8 @@
  * is never rewritten; each line is one synchronous append.
  */
 import { appendFileSync } from 'node:fs';
-import type { Transition } from '../core/task-state.js';
+import { constants as osConstants } from 'node:os';
+import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 
 export interface PromptRecord {
@@ -59,7 +60,7 @@ export class EvidenceLog {
   transition(tr: Transition, wallTime: (t: number) => string): void {
     if (!this.open || tr.from !== 'blocked' || tr.to === 'blocked') return;
     this.open = false;
-    const followed = tr.to === 'done' ? `exit:${tr.reason.signal ?? tr.reason.exitCode}` : tr.reason.code;
+    const followed = tr.to === 'done' ? `exit:${shellExitCode(tr.reason)}` : tr.reason.code;
     this.append({ type: 'outcome', episode: this.episode, job: this.job, time: wallTime(tr.t), followed });
   }
 
@@ -72,4 +73,10 @@ function trimBlankTail(rows: readonly string[]): string[] {
   let end = rows.length;
   while (end > 0 && rows[end - 1]!.trim() === '') end--;
   return rows.slice(0, end);
+}
+
+/** The shell's view of how a process ended: its code, or 128 + the signal's number. */
+export function shellExitCode(r: Pick<Reason, 'exitCode' | 'signal'>): number {
+  if (r.signal) return 128 + ((osConstants.signals as Record<string, number>)[r.signal] ?? 0);
+  return r.exitCode ?? 0;
 }

@@ -3,7 +3,6 @@
  * recording, its tool-event file and process sampler, all driving the same
  * pure Watchdog the drills use, on the system clock.
  */
-import { constants as osConstants } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
 import { toolMarker, type ToolEvent, type ToolEventSource } from '../core/tool-events.js';
@@ -14,7 +13,7 @@ import { PtyHost, type PtyExit } from '../pty/host.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
-import { EvidenceLog } from './evidence.js';
+import { EvidenceLog, shellExitCode } from './evidence.js';
 import type { JobPaths } from './job-dir.js';
 import { jobLogger, plain, type Logger } from './logger.js';
 import { ProcSampler } from './proc-sampler.js';
@@ -62,6 +61,7 @@ export class LiveJob {
   private readonly evidence: EvidenceLog;
   private readonly summary: JobSummary;
   private events: ToolEventSource | undefined;
+  private stopCause: string | undefined;
   readonly finished: Promise<PtyExit>;
 
   private constructor(
@@ -107,6 +107,26 @@ export class LiveJob {
     this.pty.resize(cols, rows);
     this.cast.resize(this.clock.now(), cols, rows);
     this.feed.resize(cols, rows);
+  }
+
+  /**
+   * Stops the job gracefully: interrupt, then terminate, then kill, each
+   * after a grace period, until it exits. `cause` becomes its done reason.
+   */
+  stop(cause: string, graceMs = 3_000): Promise<PtyExit> {
+    if (this.pty.running) {
+      this.stopCause ??= cause;
+      this.log.warn({ cause }, 'stopping job');
+      const steps = ['SIGINT', 'SIGTERM', 'SIGKILL'];
+      const next = () => {
+        const sig = steps.shift();
+        if (!sig || !this.pty.running) return;
+        this.pty.kill(sig);
+        setTimeout(next, graceMs).unref();
+      };
+      next();
+    }
+    return this.finished;
   }
 
   /** Keystrokes from the person at the terminal; recorded as input. */
@@ -163,9 +183,14 @@ export class LiveJob {
     const now = this.clock.now();
     this.sampler.stop();
     await this.events?.close();
-    this.cast.exit(now, e.signal ? signalExitCode(e.signal) : e.exitCode);
+    this.cast.exit(now, shellExitCode(e));
     this.cast.close();
-    this.watchdog.observe({ kind: 'exit', exitCode: e.signal ? null : e.exitCode, signal: e.signal });
+    this.watchdog.observe({
+      kind: 'exit',
+      exitCode: e.signal ? null : e.exitCode,
+      signal: e.signal,
+      ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
+    });
     this.timer.stop();
     this.summary.finish(e, this.screen.text());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
@@ -178,10 +203,6 @@ export class LiveJob {
 
 const iso = (t: number) => new Date(t).toISOString();
 
-/** The shell's convention for a process killed by a signal: 128 + its number. */
-export function signalExitCode(name: string): number {
-  return 128 + ((osConstants.signals as Record<string, number>)[name] ?? 0);
-}
 
 function castHeader(spec: JobSpec, startMs: number) {
   return {

@@ -2,6 +2,7 @@
 import type { Transition } from '../core/task-state.js';
 import type { PtyExit } from '../pty/host.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
+import { shellExitCode } from './evidence.js';
 import type { JobPaths } from './job-dir.js';
 import type { JobSpec } from './live-job.js';
 
@@ -73,7 +74,7 @@ export class JobSummary {
 
   finish(e: PtyExit, finalScreen: string): void {
     this.data.ended = new Date().toISOString();
-    this.data.exit = { code: e.exitCode, signal: e.signal };
+    this.data.exit = { code: shellExitCode(e), signal: e.signal };
     this.data.final_screen = finalScreen;
     this.write();
   }

@@ -4,7 +4,7 @@
  * is by waiting for a line on stderr (or the process exit) with a deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,7 @@ export class CliProcess {
   readonly stderrLines: string[] = [];
   readonly started = Date.now();
   private out = '';
+  private errRaw = '';
   private errTail = '';
   private readonly waiters = new Set<() => void>();
   readonly exit: Promise<Exit>;
@@ -68,6 +69,7 @@ export class CliProcess {
       this.notify();
     });
     this.child.stderr!.on('data', (d: string) => {
+      this.errRaw += d;
       const text = this.errTail + d;
       const parts = text.split('\n');
       this.errTail = parts.pop()!;
@@ -92,8 +94,9 @@ export class CliProcess {
     return this.out;
   }
 
+  /** Everything written to stderr, exactly. */
   get stderr(): string {
-    return this.stderrLines.join('\n') + this.errTail;
+    return this.errRaw;
   }
 
   get exited(): Exit | undefined {
@@ -211,8 +214,9 @@ export function jobDirs(stateDir: string): string[] {
   }
 }
 
-/** A JSONL file as objects. */
+/** A JSONL file as objects; a file never written counts as empty. */
 export function readJsonl(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')

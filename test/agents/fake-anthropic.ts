@@ -1,0 +1,237 @@
+/**
+ * A tiny fake of the Anthropic Messages API, enough for the real Claude Code
+ * CLI (2.1.x) to run a session offline: it plays the model from a script of
+ * turns, so a test decides which tool call Claude "wants" to make.
+ *
+ * - `HEAD /`, `HEAD /api/hello` (connectivity probes): 200.
+ * - `POST /v1/messages` with tools (the main loop): pops the next script step
+ *   and streams it as server-sent events (`message_start`, one content block
+ *   of `text_delta`s or `input_json_delta`s, `message_delta` with
+ *   `stop_reason` `tool_use` or `end_turn`, `message_stop`). An exhausted
+ *   script answers `end_turn` with a short text.
+ * - `POST /v1/messages` without tools (side requests: the session title, …):
+ *   a text `{"title": "…"}`, streamed or plain as asked.
+ * - `POST /v1/messages/count_tokens`: a token count; anything else: `{}`.
+ *
+ * Every request is kept in `requests` (method, path, parsed body), so a test
+ * can see what Claude sent back, e.g. the `tool_result` of a Bash call.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ScriptStep =
+  | { tool: 'Bash'; command: string; description?: string }
+  | { text: string };
+
+export interface RecordedRequest {
+  method: string;
+  /** Path with query string, e.g. `/v1/messages?beta=true`. */
+  path: string;
+  /** Parsed JSON body; the raw string when it is not JSON; null without a body. */
+  body: any;
+  /** The script step this request was answered with (main requests only). */
+  step?: ScriptStep;
+}
+
+export interface FakeAnthropic {
+  /** `http://127.0.0.1:PORT`, for ANTHROPIC_BASE_URL. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Main (with tools) requests answered so far. */
+  readonly turns: number;
+  close(): Promise<void>;
+}
+
+/** Content blocks a message carries, whatever the shape (string or array). */
+export function contentBlocks(message: any): any[] {
+  const c = message?.content;
+  if (Array.isArray(c)) return c;
+  if (typeof c === 'string') return [{ type: 'text', text: c }];
+  return [];
+}
+
+/** Every `tool_result` block in the user messages of the recorded main requests, in order, without repeats. */
+export function toolResults(requests: RecordedRequest[]): any[] {
+  const seen = new Map<string, any>();
+  for (const r of requests) {
+    if (!isMainRequest(r)) continue;
+    for (const m of r.body.messages ?? []) {
+      if (m.role !== 'user') continue;
+      for (const b of contentBlocks(m)) if (b?.type === 'tool_result' && !seen.has(b.tool_use_id)) seen.set(b.tool_use_id, b);
+    }
+  }
+  return [...seen.values()];
+}
+
+/** The text of a tool_result block (its content may be a string or text blocks). */
+export function toolResultText(block: any): string {
+  const c = block?.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('');
+  return '';
+}
+
+function isMainRequest(r: RecordedRequest): boolean {
+  return r.method === 'POST' && /^\/v1\/messages(\?|$)/.test(r.path) && Array.isArray(r.body?.tools) && r.body.tools.length > 0;
+}
+
+export async function startFakeAnthropic(script: readonly ScriptStep[]): Promise<FakeAnthropic> {
+  const steps = [...script];
+  const requests: RecordedRequest[] = [];
+  let turns = 0;
+  let ids = 0;
+  const nextId = (prefix: string) => `${prefix}_fake${String(++ids).padStart(6, '0')}`;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: any = null;
+      if (raw !== '') {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = raw;
+        }
+      }
+      const rec: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', body };
+      requests.push(rec);
+      try {
+        handle(req, res, rec);
+      } catch (e) {
+        json(res, 500, { type: 'error', error: { type: 'api_error', message: String(e) } });
+      }
+    });
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'HEAD' || req.method === 'GET') {
+      if (req.method === 'HEAD') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end();
+        return;
+      }
+      json(res, 200, {});
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
+      json(res, 200, { input_tokens: 1000 });
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/messages') {
+      const model = typeof rec.body?.model === 'string' ? rec.body.model : 'claude-sonnet-4-6';
+      const stream = rec.body?.stream === true;
+      if (isMainRequest(rec)) {
+        turns++;
+        const step = steps.shift() ?? { text: 'All done.' };
+        rec.step = step;
+        reply(res, model, stream, step);
+      } else {
+        reply(res, model, stream, { text: sideText(rec.body) });
+      }
+      return;
+    }
+    json(res, 200, {});
+  }
+
+  function reply(res: ServerResponse, model: string, stream: boolean, step: ScriptStep): void {
+    const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const id = nextId('msg');
+    const block =
+      'tool' in step
+        ? {
+            type: 'tool_use',
+            id: nextId('toolu'),
+            name: step.tool,
+            input: { command: step.command, description: step.description ?? 'Run the requested command' },
+          }
+        : { type: 'text', text: step.text };
+    const stopReason = 'tool' in step ? 'tool_use' : 'end_turn';
+    if (!stream) {
+      json(res, 200, {
+        id, type: 'message', role: 'assistant', model, content: [block],
+        stop_reason: stopReason, stop_sequence: null, usage,
+      });
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'request-id': nextId('req'),
+    });
+    const send = (event: string, data: object) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    send('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 } },
+    });
+    if (block.type === 'tool_use') {
+      const b = block as { type: 'tool_use'; id: string; name: string; input: object };
+      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+      for (const piece of pieces(JSON.stringify(b.input), 3)) {
+        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } });
+      }
+    } else {
+      const text = (block as { text: string }).text;
+      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      for (const piece of pieces(text, 2)) {
+        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
+      }
+    }
+    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+    send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get turns() {
+      return turns;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The answer to a request without tools: a session title as JSON, which Claude Code asks for. */
+function sideText(body: any): string {
+  const words = firstUserText(body).replace(/[^\w\s.-]/g, ' ').split(/\s+/).filter(Boolean).slice(0, 4);
+  const title = words.length > 0 ? words.join(' ') : 'Offline session';
+  return JSON.stringify({ title });
+}
+
+function firstUserText(body: any): string {
+  for (const m of body?.messages ?? []) {
+    if (m.role !== 'user') continue;
+    for (const b of contentBlocks(m)) if (b?.type === 'text' && typeof b.text === 'string') return b.text;
+  }
+  return '';
+}
+
+/** Splits a string into up to n pieces (the API streams text in fragments). */
+function pieces(s: string, n: number): string[] {
+  const chars = Array.from(s); // never split a surrogate pair
+  if (chars.length === 0) return [''];
+  const size = Math.ceil(chars.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  return out;
+}
+
+function json(res: ServerResponse, status: number, body: object): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
