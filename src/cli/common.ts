@@ -54,5 +54,6 @@ export function watchdogConfig(f: WatchdogFlags): WatchdogConfig {
     screenQuietMs: f.screenQuiet ?? DEFAULT_WATCHDOG.screenQuietMs,
     toolGapMs: f.toolGap ?? DEFAULT_WATCHDOG.toolGapMs,
     settleMs: f.settle ?? DEFAULT_WATCHDOG.settleMs,
+    verifyMs: DEFAULT_WATCHDOG.verifyMs,
   };
 }

@@ -1,6 +1,6 @@
 import type { ScreenSnapshot } from './screen-snapshot.js';
 import type { PromptClass, Transition } from './task-state.js';
-import type { PromptRule } from './prompt-match.js';
+import type { PromptMatch, PromptRule } from './prompt-match.js';
 import type { ToolEvent } from './tool-events.js';
 
 export interface WatchdogConfig {
@@ -10,12 +10,15 @@ export interface WatchdogConfig {
   readonly toolGapMs: number;
   /** A known prompt's own lines must stay unchanged this long before it counts. */
   readonly settleMs: number;
+  /** After an automatic answer the prompt must leave the screen within this time, or the job is escalated. */
+  readonly verifyMs: number;
 }
 
 export const DEFAULT_WATCHDOG: WatchdogConfig = {
   screenQuietMs: 3 * 60_000,
   toolGapMs: 15 * 60_000,
   settleMs: 1_500,
+  verifyMs: 5_000,
 };
 
 export interface WatchdogRules {
@@ -28,6 +31,8 @@ export type Signal =
   | { readonly kind: 'screen'; readonly snapshot: ScreenSnapshot }
   | { readonly kind: 'tool'; readonly event: ToolEvent }
   | { readonly kind: 'proc'; readonly busy: boolean }
+  /** The program in the terminal's foreground changed (anti-spoofing input for the responder). */
+  | { readonly kind: 'foreground'; readonly program: string | null }
   | {
       readonly kind: 'exit';
       readonly exitCode: number | null;
@@ -55,6 +60,43 @@ export interface Action {
   readonly screen: readonly string[];
   /** Keys that were (or would be) sent, for `answer`. */
   readonly keys?: readonly string[];
+  /** Which responder layer decided, and why. */
+  readonly layer: string;
+  readonly why: string;
+  /** What the responder read from the prompt. */
+  readonly command?: string | null;
+  readonly packages?: readonly PackageLike[];
+}
+
+export interface PackageLike {
+  readonly ecosystem: string;
+  readonly name: string;
+  readonly version: string | null;
+  readonly source: string | null;
+}
+
+/** What the responder is handed for a settled prompt (see src/responder). */
+export interface ResponderInput {
+  readonly match: PromptMatch;
+  readonly screen: ScreenSnapshot;
+  readonly foreground: string | null;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly askedBefore: boolean;
+}
+
+export interface ResponderDecision {
+  readonly kind: 'answer' | 'escalate';
+  readonly layer: string;
+  readonly why: string;
+  readonly class: PromptClass;
+  readonly keys: readonly string[];
+  readonly command: string | null;
+  readonly packages: readonly PackageLike[];
+}
+
+/** Decides answer-or-escalate for a settled prompt; pure, like the watchdog. */
+export interface PromptResponder {
+  decide(input: ResponderInput): ResponderDecision;
 }
 
 export interface WatchdogListener {

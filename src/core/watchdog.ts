@@ -8,15 +8,24 @@ import type { Clock } from './clock.js';
 import { matchPrompt, type PromptMatch } from './prompt-match.js';
 import type { ScreenSnapshot } from './screen-snapshot.js';
 import { TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
+import { NO_RESPONDER, describeBlock, promptAction } from './actions.js';
 import { ToolTracker } from './tool-tracker.js';
 import {
   DEFAULT_WATCHDOG,
   type Action,
+  type PromptResponder,
   type Signal,
   type WatchdogConfig,
   type WatchdogListener,
   type WatchdogRules,
 } from './watchdog-types.js';
+
+export interface WatchdogOptions {
+  /** Decides answer-or-escalate for known prompts; without one every prompt is escalated. */
+  readonly responder?: PromptResponder;
+  /** The job's environment (the responder reads registry settings from it). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
 
 interface Candidate {
   readonly key: string;
@@ -43,13 +52,22 @@ export class Watchdog {
   private procIdleSince = 0;
   private candidate: Candidate | undefined;
   private episode: Episode | undefined;
+  private foreground: string | null = null;
+  /** An automatic answer awaiting proof that its prompt left the screen. */
+  private verify: { key: string; due: number } | undefined;
+  private readonly answered = new Set<string>();
+  private readonly responder: PromptResponder;
+  private readonly env: Readonly<Record<string, string | undefined>>;
 
   constructor(
     private rules: WatchdogRules,
     private readonly clock: Clock,
     readonly config: WatchdogConfig = DEFAULT_WATCHDOG,
+    options: WatchdogOptions = {},
   ) {
     this.sm = new TaskStateMachine(clock.now());
+    this.responder = options.responder ?? NO_RESPONDER;
+    this.env = options.env ?? {};
   }
 
   listen(l: WatchdogListener): void {
@@ -113,6 +131,9 @@ export class Watchdog {
       case 'proc':
         this.onProc(signal.busy, now);
         break;
+      case 'foreground':
+        this.foreground = signal.program;
+        break;
       case 'exit':
         this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
         return;
@@ -131,6 +152,7 @@ export class Watchdog {
     const now = this.clock.now();
     const due: number[] = [];
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.config.settleMs);
+    if (this.verify) due.push(this.verify.due);
     if (this.sm.state === 'running') {
       due.push(this.lastScreenChange + this.config.screenQuietMs);
       if (!this.somethingMoves()) due.push(Math.max(this.lastScreenChange + this.config.screenQuietMs, this.hangDeadline()));
@@ -170,6 +192,7 @@ export class Watchdog {
   }
 
   private evaluate(now: number): void {
+    this.checkAnswerTookEffect(now);
     const c = this.candidate;
     if (c && now - c.since >= this.config.settleMs) {
       if (!this.blockedOn(c.key)) this.blockOnPrompt(c, now);
@@ -215,24 +238,53 @@ export class Watchdog {
     return this.sm.state === 'blocked' && this.episode?.key === key;
   }
 
-  private blockOnPrompt(c: Candidate, now: number): void {
-    const rule = c.match.rule;
-    this.block({ code: 'prompt', rule: rule.id, class: rule.class }, c.match, c.since, now, c.key);
+  /** An automatic answer whose prompt is still there after verifyMs goes to a person; it is never sent twice. */
+  private checkAnswerTookEffect(now: number): void {
+    const v = this.verify;
+    if (!v) return;
+    if (this.candidate?.key !== v.key) {
+      this.verify = undefined;
+    } else if (now >= v.due) {
+      this.verify = undefined;
+      const c = this.candidate;
+      const why = `the prompt was still on screen ${this.config.verifyMs / 1_000}s after the answer`;
+      this.act(promptAction(this.screen, 'escalate', c.match, c.since, now, { layer: 'act', why, class: this.sm.reason.class ?? c.match.rule.class }));
+    }
   }
 
-  private block(reason: Reason, match: PromptMatch | undefined, since: number, now: number, key = reason.code): void {
-    this.episode = { code: reason.code, key, since };
+  private blockOnPrompt(c: Candidate, now: number): void {
+    const rule = c.match.rule;
+    const decision = this.responder.decide({
+      match: c.match,
+      screen: this.screen!,
+      foreground: this.foreground,
+      env: this.env,
+      askedBefore: this.answered.has(c.key),
+    });
+    this.episode = { code: 'prompt', key: c.key, since: c.since };
+    this.move('blocked', { code: 'prompt', rule: rule.id, class: decision.class }, now);
+    if (decision.kind === 'answer') {
+      this.answered.add(c.key);
+      this.verify = { key: c.key, due: now + this.config.verifyMs };
+    }
+    this.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
+  }
+
+  private block(reason: Reason, match: PromptMatch | undefined, since: number, now: number): void {
+    this.episode = { code: reason.code, key: reason.code, since };
     this.move('blocked', reason, now);
     this.act({
       t: now,
       kind: 'escalate',
-      rule: reason.code === 'prompt' ? (reason.rule ?? null) : null,
+      rule: null,
       class: reason.class ?? null,
       prompt: match?.text ?? null,
       text: describeBlock(reason, match),
       reason: reason.code,
       since,
       screen: this.screen?.rows ?? [],
+      layer: 'watchdog',
+      why: reason.code === 'hung' ? 'nothing moves' : 'unrecognised question on a quiet screen',
     });
   }
 
@@ -251,14 +303,3 @@ export class Watchdog {
   }
 }
 
-function describeBlock(reason: Reason, match: PromptMatch | undefined): string {
-  const lastLine = match?.text.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
-  switch (reason.code) {
-    case 'prompt':
-      return `waiting at a ${reason.class} prompt (rule ${reason.rule}): ${lastLine}`;
-    case 'unknown-prompt':
-      return `quiet screen ends in an unrecognised question: ${lastLine}`;
-    default:
-      return 'nothing moves: screen quiet, no tool call, no child activity';
-  }
-}

@@ -91,6 +91,7 @@ export async function loadScenario(castPath: string, base: WatchdogConfig = DEFA
       screenQuietMs: conf('screen_quiet', base.screenQuietMs),
       toolGapMs: conf('tool_gap', base.toolGapMs),
       settleMs: conf('settle', base.settleMs),
+      verifyMs: base.verifyMs,
     },
     expect: data.expect,
   };

@@ -75,6 +75,15 @@ async function quit(p: CliProcess): Promise<void> {
 const isState = (state: string, reason?: string) => (o: JsonLine) =>
   o.type === 'state' && o.state === state && (reason === undefined || o.reason === reason);
 
+/** The screen kept in the job's evidence for its first blocked episode. */
+function evidenceScreen(p: CliProcess): string[] {
+  const job = p.jsonLines()[0]!;
+  expect(job.type).toBe('job');
+  const prompt = readJsonl(join(String(job.dir), 'evidence.jsonl')).find((r) => r.type === 'prompt');
+  expect(prompt).toBeDefined();
+  return prompt!.screen as string[];
+}
+
 /** Transcript records (one JSON object per line) of the session. */
 function transcriptRecords(h: ClaudeHome): Record<string, any>[] {
   return transcripts(h).flatMap((f) => readJsonl(f));
@@ -105,7 +114,9 @@ describe.skipIf(skipClaudeTests())('real Claude Code 2.1.112 offline, under nigh
     expect(blocked).toMatchObject({ reason: 'prompt', rule: 'claude-code-permission', class: 'permission' });
     const action = await p.waitForJson((o) => o.type === 'action', SOON, 'escalate action');
     expect(action).toMatchObject({ kind: 'escalate', rule: 'claude-code-permission', class: 'permission', reason: 'prompt' });
-    expect(String(action.text)).toContain('Do you want to proceed?');
+    const dialog = evidenceScreen(p).join('\n');
+    expect(dialog).toContain('Do you want to proceed?');
+    expect(dialog).toContain('touch made.txt');
     // Nothing ran yet, but the tool_use is already in the transcript.
     expect(existsSync(join(h.project, 'made.txt'))).toBe(false);
     await until(() => transcriptToolUses(h).some((b) => b.name === 'Bash' && b.input?.command === 'touch made.txt'), SOON, 'tool_use in the transcript');
@@ -143,7 +154,8 @@ describe.skipIf(skipClaudeTests())('real Claude Code 2.1.112 offline, under nigh
     const blocked = await p.waitForJson(isState('blocked'), START, 'blocked state');
     expect(blocked).toMatchObject({ reason: 'prompt', rule: 'claude-code-permission', class: 'permission' });
     const action = await p.waitForJson((o) => o.type === 'action', SOON, 'escalate action');
-    expect(String(action.text)).toContain('rm -rf build');
+    expect(action).toMatchObject({ kind: 'escalate', rule: 'claude-code-permission', class: 'permission', reason: 'prompt' });
+    expect(evidenceScreen(p).join('\n')).toMatch(/ Bash command\n\n   rm -rf build\n   Remove the build folder\n\n Do you want to proceed\?/);
 
     p.write('\x1b');
     await p.waitForJson(isState('running', 'prompt-cleared'), SOON, 'prompt-cleared');

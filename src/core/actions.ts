@@ -1,0 +1,56 @@
+/** Building the actions the watchdog emits: what a person (or the pty) receives. */
+import type { PromptMatch } from './prompt-match.js';
+import type { ScreenSnapshot } from './screen-snapshot.js';
+import type { Reason } from './task-state.js';
+import type { Action, PromptResponder, ResponderDecision } from './watchdog-types.js';
+
+/** Without a responder nothing is answered: a person decides. */
+export const NO_RESPONDER: PromptResponder = {
+  decide: ({ match }) => ({
+    kind: 'escalate',
+    layer: 'policy',
+    why: 'no responder configured',
+    class: match.rule.class,
+    keys: [],
+    command: null,
+    packages: [],
+  }),
+};
+
+export function promptAction(
+  screen: ScreenSnapshot | undefined,
+  kind: Action['kind'],
+  match: PromptMatch,
+  since: number,
+  now: number,
+  d: Pick<ResponderDecision, 'layer' | 'why' | 'class'> & Partial<ResponderDecision>,
+): Action {
+  const lastLine = match.text.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
+  const verb = kind === 'answer' ? `answered ${JSON.stringify(d.keys ?? [])}` : 'escalated';
+  return {
+    t: now,
+    kind,
+    rule: match.rule.id,
+    class: d.class,
+    prompt: match.text,
+    text: `${d.class} prompt (rule ${match.rule.id}) ${verb}: ${d.why} — ${lastLine}`,
+    reason: 'prompt',
+    since,
+    screen: screen?.rows ?? [],
+    layer: d.layer,
+    why: d.why,
+    ...(kind === 'answer' ? { keys: d.keys ?? [] } : {}),
+    ...(d.command !== undefined ? { command: d.command } : {}),
+    ...(d.packages?.length ? { packages: d.packages } : {}),
+  };
+}
+
+export function describeBlock(reason: Reason, match: PromptMatch | undefined): string {
+  const lastLine = match?.text.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
+  switch (reason.code) {
+    case 'unknown-prompt':
+      return `quiet screen ends in an unrecognised question: ${lastLine}`;
+    default:
+      return 'nothing moves: screen quiet, no tool call, no child activity';
+  }
+}
