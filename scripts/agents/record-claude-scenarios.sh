@@ -36,9 +36,10 @@ echo '{"type":"module"}' > "$js/package.json"
   "$root/scripts/agents/serve-fake-anthropic.ts"
 serve="$js/scripts/agents/serve-fake-anthropic.js"
 
-# record NAME PROMPT SCRIPT-JSON [SETUP-COMMAND]
+# record NAME PROMPT SCRIPT-JSON SETUP-COMMAND CHECK-COMMAND
+# (both commands run in the project folder; CHECK proves the command did not run)
 record() {
-  local name=$1 prompt=$2 script=$3 setup=${4:-true}
+  local name=$1 prompt=$2 script=$3 setup=$4 check=$5
   local project="$work/$name/project" state="$work/$name/state" envfile="$work/$name/env.sh"
   mkdir -p "$project" "$state"
   (cd "$project" && eval "$setup")
@@ -57,6 +58,7 @@ record() {
       < <(sleep 6; printf '\033'; sleep 3; printf '\003'; sleep 0.5; printf '\003'; sleep 60)
   ) || true
   kill "$server_pid"; wait "$server_pid" || true; server_pid=
+  (cd "$project" && eval "$check") || { echo "record-claude-scenarios: $name: the declined command ran anyway ($check failed)" >&2; exit 1; }
   local dir; dir=$(ls -td "$state"/jobs/* | head -1)
   cp "$dir/recording.cast" "$scenarios/$name.cast"
   echo "recorded $scenarios/$name.cast ($(node -e 'const r=require(process.argv[1]);console.log(r.filter(x=>x.method==="POST").length+" model requests")' "$work/$name/requests.json"))" >&2
@@ -65,9 +67,11 @@ record() {
 # a dependency install the model wants to run
 record claude-npm-install 'please add left-pad to this project' \
   '[{"tool":"Bash","command":"npm install left-pad","description":"Install left-pad"},{"text":"Installed left-pad."}]' \
-  'printf "{\"name\":\"demo\",\"version\":\"1.0.0\",\"private\":true}\n" > package.json'
+  'printf "{\"name\":\"demo\",\"version\":\"1.0.0\",\"private\":true}\n" > package.json' \
+  '[ ! -e node_modules ] && ! grep -q left-pad package.json'
 
 # a destructive command the model wants to run
 record claude-rm-rf 'please clean the build output' \
   '[{"tool":"Bash","command":"rm -rf build","description":"Remove the build folder"},{"text":"Removed build/."}]' \
-  'mkdir -p build && echo precious > build/keep.txt'
+  'mkdir -p build && echo precious > build/keep.txt' \
+  '[ "$(cat build/keep.txt)" = precious ]'

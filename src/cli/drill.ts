@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { drillFile, scenarioFiles } from '../drill/drill.js';
 import { formatReport } from '../drill/report.js';
 import type { ScenarioResult } from '../drill/scenario-result.js';
-import { loadRules } from '../rules/load.js';
+import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
 import { isInputError } from '../util/errors.js';
 import { addWatchdogFlags, defaultRulesPath, watchdogConfig, type WatchdogFlags } from './common.js';
 import { describeError, EXIT } from './exit.js';
@@ -11,6 +11,7 @@ import { describeError, EXIT } from './exit.js';
 interface DrillFlags extends WatchdogFlags {
   json?: boolean;
   rules?: string;
+  policy?: string;
 }
 
 export function registerDrill(program: Command): void {
@@ -19,14 +20,16 @@ export function registerDrill(program: Command): void {
     .description('replay asciicast scenarios (files or folders) through the watchdog in virtual time')
     .argument('<paths...>', '.cast files or folders of them')
     .option('--json', 'print exactly one JSON document')
-    .option('--rules <path>', 'rules directory or file (default: the shipped rules/)');
+    .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
+    .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory); a scenario sidecar may name its own');
   addWatchdogFlags(cmd).action(async (paths: string[], flags: DrillFlags) => {
     process.exitCode = await drill(paths, flags);
   });
 }
 
 async function drill(paths: string[], flags: DrillFlags): Promise<number> {
-  const rules = await loadRules(flags.rules ?? defaultRulesPath());
+  const rulesPath = flags.rules ?? defaultRulesPath();
+  const bundle = await loadBundle(rulesPath, flags.policy ?? defaultPolicyPath(rulesPath));
   const results: ScenarioResult[] = [];
   const errors: string[] = [];
   const files: string[] = [];
@@ -40,7 +43,7 @@ async function drill(paths: string[], flags: DrillFlags): Promise<number> {
   }
   for (const file of files) {
     try {
-      results.push(await drillFile(file, rules, watchdogConfig(flags)));
+      results.push(await drillFile(file, bundle, watchdogConfig(flags)));
     } catch (e) {
       if (!isInputError(e)) throw e;
       errors.push(describeError(e));

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
-import { loadRules } from '../rules/load.js';
+import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { shellExitCode } from '../supervisor/evidence.js';
 import { LiveJob } from '../supervisor/live-job.js';
@@ -17,6 +17,7 @@ interface RunFlags extends WatchdogFlags {
   env: string[];
   state?: string;
   rules?: string;
+  policy?: string;
   cols?: number;
   rows?: number;
   json?: boolean;
@@ -40,6 +41,7 @@ export function registerRun(program: Command): void {
     .option('--env <NAME=value>', 'set an environment variable for the job (repeatable)', envPair, [])
     .option('--state <dir>', 'state directory (default: $NIGHTSHIFT_STATE or ./state)')
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
+    .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory; it answers nothing until filled in)')
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
     .option('--timeout <duration>', 'stop the job after this long (SIGTERM, then SIGKILL)', durationArg('--timeout'))
@@ -52,7 +54,9 @@ export function registerRun(program: Command): void {
 
 async function run(argv: string[], flags: RunFlags): Promise<number> {
   const [command, ...args] = argv as [string, ...string[]];
-  const rules = await loadRules(flags.rules ?? defaultRulesPath());
+  const rulesPath = resolve(flags.rules ?? defaultRulesPath());
+  const policyPath = flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath);
+  const bundle = await loadBundle(rulesPath, policyPath);
   const env = { ...(process.env as Record<string, string>) };
   for (const pair of flags.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
   const cols = flags.cols ?? process.stdout.columns ?? 120;
@@ -63,7 +67,9 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const report = reporter(flags.json === true, paths.id, paths.dir);
   const job = await LiveJob.start(spec, {
     paths,
-    rules,
+    bundle,
+    reload: { rulesPath, policyPath },
+    onReloadProblem: (problem) => process.stderr.write(`nightshift: rules not reloaded (keeping the last good ones): ${problem}\n`),
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,

@@ -1,7 +1,10 @@
 /** Drills: find scenario files, replay each, judge against its expectations. */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
+import type { WatchdogConfig } from '../core/watchdog-types.js';
+import { Responder } from '../responder/responder.js';
+import type { RuleBundle } from '../rules/bundle.js';
+import { loadPolicy } from '../rules/policy-file.js';
 import { readCast } from '../record/cast-reader.js';
 import { InputError } from '../util/errors.js';
 import { loadScenario } from './expectations.js';
@@ -35,9 +38,11 @@ async function castsIn(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function drillFile(file: string, rules: WatchdogRules, base: WatchdogConfig): Promise<ScenarioResult> {
+export async function drillFile(file: string, bundle: RuleBundle, base: WatchdogConfig): Promise<ScenarioResult> {
   const scenario = await loadScenario(file, base);
   const cast = await readCast(file);
-  const replay = await replayCast(cast, rules, scenario.config);
+  const policy = scenario.policyFile ? await loadPolicy(scenario.policyFile) : bundle.policy;
+  const responder = new Responder(bundle.rules.risks, policy);
+  const replay = await replayCast(cast, bundle.rules, scenario.config, responder);
   return buildResult(file, replay, scenario.expect, scenario.description);
 }

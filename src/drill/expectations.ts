@@ -3,6 +3,7 @@
  * `NAME.cast`. Format documented in README.md ("Scenarios").
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
 import { parseYaml, validate, lineAt } from '../rules/yaml-source.js';
@@ -26,6 +27,8 @@ const actionMatch = z
     rule: z.string().nullable().optional(),
     class: z.string().nullable().optional(),
     reason: z.string().optional(),
+    layer: z.string().optional(),
+    keys: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -33,6 +36,8 @@ const expectFile = z
   .object({
     description: z.string().optional(),
     recorded: z.string().optional(),
+    /** A policy file for this drill, relative to the sidecar. */
+    policy: z.string().optional(),
     config: z
       .object({ screen_quiet: duration.optional(), tool_gap: duration.optional(), settle: duration.optional() })
       .strict()
@@ -43,6 +48,8 @@ const expectFile = z
         never: z.array(stateMatch).default([]),
         final: stateMatch.optional(),
         actions: z.array(actionMatch).default([]),
+        /** Action kinds that must not occur at all (e.g. answer). */
+        no_actions_of_kind: z.array(z.enum(['answer', 'escalate', 'nudge', 'stop'])).default([]),
         max_actions: z.number().int().min(0).optional(),
         max_time_to_alert: z.number().min(0).optional(),
       })
@@ -56,6 +63,7 @@ export type Expectations = z.infer<typeof expectFile>['expect'];
 
 export interface Scenario {
   readonly description?: string;
+  readonly policyFile?: string;
   readonly config: WatchdogConfig;
   readonly expect?: Expectations;
 }
@@ -87,6 +95,7 @@ export async function loadScenario(castPath: string, base: WatchdogConfig = DEFA
   };
   return {
     ...(data.description === undefined ? {} : { description: data.description }),
+    ...(data.policy === undefined ? {} : { policyFile: resolve(dirname(file), data.policy) }),
     config: {
       screenQuietMs: conf('screen_quiet', base.screenQuietMs),
       toolGapMs: conf('tool_gap', base.toolGapMs),

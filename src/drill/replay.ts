@@ -7,7 +7,7 @@ import { ManualClock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
 import { parseMarker } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { Action, WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
+import type { Action, PromptResponder, WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
 import { Screen } from '../screen/screen.js';
 
@@ -19,9 +19,14 @@ export interface Replay {
   readonly bytes: number;
 }
 
-export async function replayCast(cast: Cast, rules: WatchdogRules, config: WatchdogConfig): Promise<Replay> {
+/**
+ * The recording's environment (registry settings recorded with the job)
+ * stands in for the job's, so a drill judges sources as the live run did.
+ */
+export async function replayCast(cast: Cast, rules: WatchdogRules, config: WatchdogConfig, responder?: PromptResponder): Promise<Replay> {
   const clock = new ManualClock(0);
-  const wd = new Watchdog(rules, clock, config);
+  const env = cast.header.env ?? {};
+  const wd = new Watchdog(rules, clock, config, { ...(responder ? { responder } : {}), env });
   const screen = new Screen(cast.header.width, cast.header.height);
   let bytes = 0;
   try {
@@ -93,4 +98,5 @@ function applyMarker(label: string, wd: Watchdog): void {
   if (m.kind === 'tool') wd.observe({ kind: 'tool', event: m.event });
   else if (m.kind === 'proc') wd.observe({ kind: 'proc', busy: m.busy });
   else if (m.kind === 'exit') wd.observe({ kind: 'exit', exitCode: m.code, signal: null });
+  else if (m.kind === 'foreground') wd.observe({ kind: 'foreground', program: m.program });
 }

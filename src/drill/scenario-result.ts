@@ -24,7 +24,11 @@ export interface ActionEntry {
   text: string;
   reason: string;
   since: number;
+  layer: string;
+  why: string;
   keys?: readonly string[];
+  command?: string | null;
+  packages?: readonly object[];
 }
 
 export interface ScenarioResult {
@@ -65,7 +69,11 @@ export function actionEntry(a: Action): ActionEntry {
     text: a.text,
     reason: a.reason,
     since: sec(a.since),
+    layer: a.layer,
+    why: a.why,
     ...(a.keys ? { keys: a.keys } : {}),
+    ...(a.command !== undefined ? { command: a.command } : {}),
+    ...(a.packages ? { packages: a.packages } : {}),
   };
 }
 
@@ -106,7 +114,9 @@ function fitsAction(a: ActionEntry, m: ActionMatch): boolean {
     (m.kind === undefined || m.kind === a.kind) &&
     (m.rule === undefined || m.rule === a.rule) &&
     (m.class === undefined || m.class === a.class) &&
-    (m.reason === undefined || m.reason === a.reason)
+    (m.reason === undefined || m.reason === a.reason) &&
+    (m.layer === undefined || m.layer === a.layer) &&
+    (m.keys === undefined || JSON.stringify(m.keys) === JSON.stringify(a.keys ?? []))
   );
 }
 
@@ -124,6 +134,10 @@ function check(r: ScenarioResult, e: Expectations): string[] {
     if (!fits(f, e.final)) failures.push(`final state ${f.state} ${f.reason}, expected ${show(e.final)}`);
   }
   for (const m of e.actions) if (!r.actions.some((a) => fitsAction(a, m))) failures.push(`no action ${show(m)}`);
+  for (const kind of e.no_actions_of_kind) {
+    const hit = r.actions.find((a) => a.kind === kind);
+    if (hit) failures.push(`forbidden ${kind} action at t=${hit.t}s (${hit.rule ?? hit.reason})`);
+  }
   if (e.max_actions !== undefined && r.actions.length > e.max_actions) {
     failures.push(`${r.actions.length} actions, expected at most ${e.max_actions}`);
   }

@@ -7,7 +7,7 @@
  *   5 act       the answer keys pick a plain "yes", never a wider permission
  * Any doubt ends in escalate. Pure: no I/O, no clock.
  */
-import { cursorAllows, tailWindow, type PromptMatch, type RiskPattern } from '../core/prompt-match.js';
+import { cursorAllows, NEAR_ROWS, tailWindow, type PromptMatch, type RiskPattern } from '../core/prompt-match.js';
 import { lastNonBlankRow } from '../core/screen-snapshot.js';
 import type { PromptClass } from '../core/task-state.js';
 import type { PromptResponder, ResponderInput } from '../core/watchdog-types.js';
@@ -39,13 +39,17 @@ interface Classified {
   context: string;
 }
 
+/** How far above the bottom the risk scan and content reading look, at the least. */
+export const RISK_CONTEXT_ROWS = 10;
+
 /** Classes whose meaning content may narrow to a dependency install; riskier ones stay. */
 const REFINABLE: readonly PromptClass[] = ['permission', 'confirm', 'unknown'];
 
 export function classify(input: ResponderInput): Classified {
   const rule = input.match.rule;
   const last = lastNonBlankRow(input.screen.rows);
-  const context = tailWindow(input.screen.rows, last, rule.lines).text;
+  // At least RISK_CONTEXT_ROWS: a one-line `[Y/n]` rule must still see the `curl … | sh` above it.
+  const context = tailWindow(input.screen.rows, last, Math.max(rule.lines, RISK_CONTEXT_ROWS)).text;
   const out: Classified = { class: rule.class, packages: [], unparsed: [], command: null, registry: null, context };
   if (rule.extract?.packages) Object.assign(out, packagesFromPrompt(rule.extract.packages, context));
   if (rule.extract && rule.extract.command.length) {
@@ -111,8 +115,7 @@ export function programName(foreground: string): string {
 function checkGuard(input: ResponderInput): string | null {
   const rule = input.match.rule;
   if (input.askedBefore) return 'the same prompt came back after an answer';
-  const last = lastNonBlankRow(input.screen.rows);
-  if (!cursorAllows(rule.cursor === 'any' ? 'near' : rule.cursor, input.screen, last)) return 'the cursor is not at the prompt';
+  if (!cursorAtPrompt(input)) return 'the cursor is not at the prompt';
   if (rule.programs.length === 0) return `rule ${rule.id} names no program to check the foreground against`;
   if (input.foreground === null) return 'the foreground program is unknown';
   const fg = programName(input.foreground);
@@ -120,6 +123,16 @@ function checkGuard(input: ResponderInput): string | null {
     return `the foreground program is ${fg}, not ${rule.programs.join('/')}: possibly a spoofed prompt`;
   }
   return null;
+}
+
+/**
+ * Line prompts need the cursor right after them; dialogs (cursor: any) need
+ * it inside the dialog or just below it — TUIs park a hidden cursor on the
+ * highlighted option (Claude Code) or under the frame.
+ */
+function cursorAtPrompt({ match, screen }: ResponderInput): boolean {
+  if (match.rule.cursor !== 'any') return cursorAllows(match.rule.cursor, screen, lastNonBlankRow(screen.rows));
+  return screen.cursor.y >= match.top && screen.cursor.y <= match.bottom + NEAR_ROWS;
 }
 
 const PLAIN_YES = /^(?:yes|allow once|yes, allow once|yes, proceed|proceed|ok)\b/i;

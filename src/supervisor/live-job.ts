@@ -7,7 +7,11 @@ import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
 import { toolMarker, type ToolEvent, type ToolEventSource } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { Action, WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
+import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import { Responder } from '../responder/responder.js';
+import { REGISTRY_ENV_NAMES } from '../responder/policy.js';
+import type { RuleBundle } from '../rules/bundle.js';
+import { RuleReloader } from './rule-reloader.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
 import { CastWriter } from '../record/cast-writer.js';
@@ -33,7 +37,10 @@ export interface JobSpec {
 
 export interface JobOptions {
   readonly paths: JobPaths;
-  readonly rules: WatchdogRules;
+  readonly bundle: RuleBundle;
+  /** Watch these and reload rules and policy when they change. */
+  readonly reload?: { readonly rulesPath: string; readonly policyPath: string | null };
+  readonly onReloadProblem?: (problem: string) => void;
   readonly config: WatchdogConfig;
   readonly procSampleMs?: number;
   readonly clock?: Clock;
@@ -61,6 +68,8 @@ export class LiveJob {
   private readonly evidence: EvidenceLog;
   private readonly summary: JobSummary;
   private events: ToolEventSource | undefined;
+  private reloader: RuleReloader | undefined;
+  private readonly responder: Responder;
   private stopCause: string | undefined;
   readonly finished: Promise<PtyExit>;
 
@@ -76,12 +85,16 @@ export class LiveJob {
     this.log = jobLogger(p.log, p.id);
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
     this.screen = new Screen(spec.cols, spec.rows);
-    this.watchdog = new Watchdog(opts.rules, this.clock, opts.config);
+    this.responder = new Responder(opts.bundle.rules.risks, opts.bundle.policy);
+    this.watchdog = new Watchdog(opts.bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.timer = new DeadlineTimer(this.watchdog, this.clock);
     this.feed = new ScreenFeed(this.screen, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     this.evidence = new EvidenceLog(p.evidence, p.id);
     this.summary = new JobSummary(p, spec, start);
-    this.sampler = new ProcSampler(this.pty.pid, this.clock, (busy) => this.onProc(busy));
+    this.sampler = new ProcSampler(this.pty.pid, this.clock, {
+      busy: (busy) => this.onProc(busy),
+      foreground: (program) => this.onForeground(program),
+    });
     this.watchdog.listen({ transition: (t) => this.onTransition(t), action: (a) => this.onAction(a) });
     this.finished = this.pty.exited.then((e) => this.onExit(e));
   }
@@ -95,6 +108,7 @@ export class LiveJob {
     if (opts.answerQueries !== false) job.screen.onReply((reply) => job.pty.write(reply));
     job.sampler.start(opts.procSampleMs ?? 1_000);
     await job.attachEvents();
+    if (opts.reload) await job.watchRules(opts.reload.rulesPath, opts.reload.policyPath);
     job.timer.arm();
     return job;
   }
@@ -135,6 +149,21 @@ export class LiveJob {
     this.pty.write(data);
   }
 
+  private async watchRules(rulesPath: string, policyPath: string | null): Promise<void> {
+    this.reloader = new RuleReloader(rulesPath, policyPath, {
+      applied: (b) => {
+        this.watchdog.setRules(b.rules);
+        this.responder.update(b.rules.risks, b.policy);
+        this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
+      },
+      rejected: (problem) => {
+        this.log.error({ problem }, 'rules or policy edit rejected; the last good ones stay in force');
+        this.opts.onReloadProblem?.(problem);
+      },
+    });
+    await this.reloader.start();
+  }
+
   private async attachEvents(): Promise<void> {
     const source = await EventFileSource.open(this.opts.paths.events);
     source.onProblem((m) => this.log.warn({ problem: m }, 'bad tool event'));
@@ -160,6 +189,11 @@ export class LiveJob {
     this.observe({ kind: 'tool', event: e });
   }
 
+  private onForeground(program: string | null): void {
+    if (program) this.cast.marker(this.clock.now(), `fg:${program}`);
+    this.observe({ kind: 'foreground', program });
+  }
+
   private onProc(busy: boolean): void {
     this.cast.marker(this.clock.now(), busy ? 'proc:busy' : 'proc:idle');
     this.observe({ kind: 'proc', busy });
@@ -174,7 +208,12 @@ export class LiveJob {
 
   private onAction(a: Action): void {
     this.log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
+    // Evidence first, synchronously: the record exists before a key is sent.
     this.evidence.action(a, iso);
+    if (a.kind === 'answer' && a.keys?.length) {
+      this.cast.marker(this.clock.now(), `answer:${a.rule}`);
+      void this.pty.sendKeys([...a.keys]);
+    }
     this.opts.onAction?.(a);
   }
 
@@ -183,6 +222,7 @@ export class LiveJob {
     const now = this.clock.now();
     this.sampler.stop();
     await this.events?.close();
+    await this.reloader?.close();
     this.cast.exit(now, shellExitCode(e));
     this.cast.close();
     this.watchdog.observe({
@@ -211,11 +251,16 @@ function castHeader(spec: JobSpec, startMs: number) {
     timestamp: Math.floor(startMs / 1_000),
     command: [spec.command, ...spec.args].map(shellQuote).join(' '),
     ...(spec.name ? { title: spec.name } : {}),
-    env: { TERM: 'xterm-256color', SHELL: spec.env.SHELL ?? '/bin/sh' },
+    // Registry settings travel with the recording so a drill judges package sources as this run did.
+    env: { TERM: 'xterm-256color', SHELL: spec.env.SHELL ?? '/bin/sh', ...pickEnv(spec.env, REGISTRY_ENV_NAMES) },
   };
 }
 
 /** Quotes a word for a POSIX shell, so the recorded command can be pasted back. */
 export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function pickEnv(env: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => env[n] !== undefined).map((n) => [n, env[n]!]));
 }

@@ -1,16 +1,23 @@
-/** Samples a job's process tree on a timer and reports busy/idle changes. */
+/** Samples a job's process tree on a timer and reports busy/idle and foreground changes. */
 import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js';
 import type { Clock } from '../core/clock.js';
-import { readProcessTree, summarizeTree } from '../pty/proctree.js';
+import { foregroundProcess, readProcessTree, summarizeTree } from '../pty/proctree.js';
+
+export interface SamplerEvents {
+  busy(busy: boolean): void;
+  /** The deepest process of the terminal's foreground group, by its /proc comm. */
+  foreground(program: string | null): void;
+}
 
 export class ProcSampler {
   private readonly activity: ProcActivity;
   private timer: NodeJS.Timeout | undefined;
+  private lastForeground: string | null | undefined;
 
   constructor(
     private readonly rootPid: number,
     private readonly clock: Clock,
-    private readonly onChange: (busy: boolean) => void,
+    private readonly events: SamplerEvents,
     options: Partial<ProcActivityOptions> = {},
   ) {
     this.activity = new ProcActivity(options);
@@ -30,7 +37,12 @@ export class ProcSampler {
   private sample(): void {
     const tree = readProcessTree(this.rootPid);
     if (tree.length === 0) return;
+    const fg = foregroundProcess(tree)?.comm ?? null;
+    if (fg !== this.lastForeground) {
+      this.lastForeground = fg;
+      this.events.foreground(fg);
+    }
     const { busy, changed } = this.activity.observe(summarizeTree(tree, this.clock.now()));
-    if (changed) this.onChange(busy);
+    if (changed) this.events.busy(busy);
   }
 }

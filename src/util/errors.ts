@@ -28,3 +28,9 @@ export class InputError extends Error {
 export function isInputError(e: unknown): e is InputError {
   return e instanceof InputError;
 }
+
+/** The one-line form of an error for a person: `file:line: message` for input errors. */
+export function describeError(e: unknown): string {
+  if (e instanceof InputError) return e.toString();
+  return e instanceof Error ? e.message : String(e);
+}

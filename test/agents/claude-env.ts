@@ -34,11 +34,13 @@ export function claudeMissingReason(): string | undefined {
  * Tests of the real CLI are skipped on a developer machine without it, but
  * must fail in CI (CI is set), which has to run them.
  */
+let warned = false;
 export function skipClaudeTests(): boolean {
   const reason = claudeMissingReason();
   if (reason === undefined) return false;
   if (process.env.CI) return false; // the tests run and fail with the reason
-  console.warn(`skipping Claude Code tests: ${reason}`);
+  if (!warned) console.warn(`skipping Claude Code tests: ${reason}`);
+  warned = true;
   return true;
 }
 

@@ -1,0 +1,55 @@
+/**
+ * Policy files (rules/policy.yaml, or a job's own): the allow-list of
+ * dependency installs that may be answered without a person. Format in
+ * README.md ("Policy"). A bad file is refused whole with file:line.
+ */
+import { readFile } from 'node:fs/promises';
+import semver from 'semver';
+import { z } from 'zod';
+import type { Policy } from '../responder/policy.js';
+import { InputError } from '../util/errors.js';
+import { ECOSYSTEMS } from './schema.js';
+import { lineAt, parseYaml, validate } from './yaml-source.js';
+
+const allowEntry = z
+  .object({
+    ecosystem: z.enum(ECOSYSTEMS),
+    name: z.string().min(1),
+    version: z.string().min(1).optional(),
+    note: z.string().optional(),
+  })
+  .strict();
+
+const policyFile = z
+  .object({
+    policy: z.literal(1),
+    description: z.string().optional(),
+    allow: z.array(allowEntry).default([]),
+    registries: z.partialRecord(z.enum(ECOSYSTEMS), z.array(z.string().min(1))).default({}),
+  })
+  .strict();
+
+export function parsePolicy(text: string, file: string): Policy {
+  const src = parseYaml(text, file);
+  const data = validate(src, policyFile);
+  const allow = data.allow.map((e, i) => {
+    if (e.version !== undefined && semver.validRange(e.version) === null) {
+      throw new InputError(`allow.${i}.version "${e.version}" is not a valid version range (e.g. 1.6.0, ^4.17, >=2 <3)`, {
+        file,
+        line: lineAt(src, ['allow', i, 'version']),
+      });
+    }
+    return { ecosystem: e.ecosystem, name: e.name, range: e.version ?? null };
+  });
+  return { allow, registries: data.registries, file };
+}
+
+export async function loadPolicy(file: string): Promise<Policy> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new InputError(`cannot read policy: ${(cause as Error).message}`, { file, cause });
+  }
+  return parsePolicy(text, file);
+}
