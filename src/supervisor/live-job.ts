@@ -14,6 +14,7 @@ import type { RuleBundle } from '../rules/bundle.js';
 import { RuleReloader } from './rule-reloader.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
+import { keySequence } from '../pty/keys.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
@@ -211,7 +212,9 @@ export class LiveJob {
     // Evidence first, synchronously: the record exists before a key is sent.
     this.evidence.action(a, iso);
     if (a.kind === 'answer' && a.keys?.length) {
-      this.cast.marker(this.clock.now(), `answer:${a.rule}`);
+      const now = this.clock.now();
+      this.cast.marker(now, `answer:${a.rule}`);
+      this.cast.input(now, a.keys.map(keySequence).join(''));
       void this.pty.sendKeys([...a.keys]);
     }
     this.opts.onAction?.(a);

@@ -65,7 +65,7 @@ export interface ClaudeHome {
   env: Record<string, string>;
   /** Names removed from this process's environment (pass as undefined to helpers that merge). */
   removed: string[];
-  /** Folder of the session transcripts: ~/.claude/projects/<project with / and . replaced by ->. */
+  /** Folder of the session transcripts: ~/.claude/projects/<project, every character but [A-Za-z0-9] replaced by ->. */
   transcriptDir: string;
 }
 
@@ -109,7 +109,7 @@ export function prepareClaudeHome(projectDir: string, baseUrl: string, o: { home
   return { home, project, vars, env, removed, transcriptDir: join(home, '.claude', 'projects', projectKey(project)) };
 }
 
-/** How Claude Code names a project's folder under ~/.claude/projects. */
+/** How Claude Code names a project's folder under ~/.claude/projects (checked on 2.1.112: /tmp/x/my_app.v2 → -tmp-x-my-app-v2). */
 export function projectKey(realProject: string): string {
   return realProject.replace(/[^a-zA-Z0-9]/g, '-');
 }

@@ -89,6 +89,14 @@ function transcriptRecords(h: ClaudeHome): Record<string, any>[] {
   return transcripts(h).flatMap((f) => readJsonl(f));
 }
 
+/** The session id the CLI gave this run (every transcript record carries it). */
+function sessionId(h: ClaudeHome): string {
+  const ids = [...new Set(transcriptRecords(h).map((r) => r.sessionId).filter((x) => typeof x === 'string'))];
+  expect(ids).toHaveLength(1);
+  expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  return ids[0] as string;
+}
+
 function transcriptToolResults(h: ClaudeHome): any[] {
   return transcriptRecords(h)
     .filter((r) => r.type === 'user')
@@ -133,7 +141,7 @@ describe.skipIf(skipClaudeTests())('real Claude Code 2.1.112 offline, under nigh
     const ok = await until(() => transcriptToolResults(h).find((b) => b.tool_use_id === toolUseId), SOON, 'tool_result in the transcript');
     expect(ok.is_error).not.toBe(true);
     expect(transcripts(h)).toHaveLength(1);
-    expect(transcripts(h)[0]).toMatch(new RegExp(`/\\.claude/projects/${h.project.replace(/\//g, '-')}/[0-9a-f-]{36}\\.jsonl$`));
+    expect(transcripts(h)[0]).toBe(join(h.home, '.claude', 'projects', h.project.replace(/\//g, '-'), `${sessionId(h)}.jsonl`));
 
     await quit(p);
     // One blocked episode, answered by the person; no other prompt was seen.
@@ -151,10 +159,11 @@ describe.skipIf(skipClaudeTests())('real Claude Code 2.1.112 offline, under nigh
     const state = tempDir();
     const p = runClaude(h, state, 'please remove the build folder');
 
+    // The rule says permission; the responder's risk patterns (rules/risk.yaml) make `rm -rf` destructive.
     const blocked = await p.waitForJson(isState('blocked'), START, 'blocked state');
-    expect(blocked).toMatchObject({ reason: 'prompt', rule: 'claude-code-permission', class: 'permission' });
+    expect(blocked).toMatchObject({ reason: 'prompt', rule: 'claude-code-permission', class: 'destructive' });
     const action = await p.waitForJson((o) => o.type === 'action', SOON, 'escalate action');
-    expect(action).toMatchObject({ kind: 'escalate', rule: 'claude-code-permission', class: 'permission', reason: 'prompt' });
+    expect(action).toMatchObject({ kind: 'escalate', rule: 'claude-code-permission', class: 'destructive', reason: 'prompt' });
     expect(evidenceScreen(p).join('\n')).toMatch(/ Bash command\n\n   rm -rf build\n   Remove the build folder\n\n Do you want to proceed\?/);
 
     p.write('\x1b');
