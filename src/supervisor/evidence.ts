@@ -1,8 +1,10 @@
 /**
  * Evidence of every prompt episode, append-only JSONL: a `prompt` record when
- * the job blocks (text, screen, decision, who answered, keys), and an
- * `outcome` record when the episode ends (cleared, new prompt, exit). A record
- * is never rewritten; each line is one synchronous append.
+ * the job blocks (text, screen, decision, deciding layer, who answered, keys),
+ * a `followup` when the same episode gets a second decision (an answer that
+ * did not take), and an `outcome` record when it ends (cleared, new prompt,
+ * exit). A record is never rewritten; each line is one synchronous append,
+ * done before any key is sent.
  */
 import { appendFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -10,7 +12,7 @@ import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 
 export interface PromptRecord {
-  type: 'prompt';
+  type: 'prompt' | 'followup';
   episode: number;
   job: string;
   time: string;
@@ -21,13 +23,16 @@ export interface PromptRecord {
   screen: readonly string[];
   decision: string;
   layer: string;
+  why: string;
   answered_by: string | null;
   keys: readonly string[];
+  command?: string | null;
+  packages?: readonly object[];
 }
 
 export class EvidenceLog {
   private episode = 0;
-  private open = false;
+  private openKey: string | undefined;
 
   constructor(
     readonly path: string,
@@ -35,11 +40,13 @@ export class EvidenceLog {
   ) {}
 
   /** An action on a blocked episode: what was decided, by which layer, who answered. */
-  action(a: Action, wallTime: (t: number) => string): void {
-    this.episode++;
-    this.open = true;
+  action(a: Action, wallTime: (t: number) => string, answeredBy?: string): void {
+    const key = `${a.reason}\n${a.rule}\n${a.since}`;
+    const followup = key === this.openKey;
+    if (!followup) this.episode++;
+    this.openKey = key;
     const record: PromptRecord = {
-      type: 'prompt',
+      type: followup ? 'followup' : 'prompt',
       episode: this.episode,
       job: this.job,
       time: wallTime(a.t),
@@ -49,19 +56,23 @@ export class EvidenceLog {
       prompt: a.prompt,
       screen: trimBlankTail(a.screen),
       decision: a.kind,
-      layer: 'watchdog',
-      answered_by: a.kind === 'answer' && a.rule ? `rule:${a.rule}` : null,
+      layer: a.layer,
+      why: a.why,
+      answered_by: answeredBy ?? (a.kind === 'answer' && a.rule ? `rule:${a.rule}` : null),
       keys: a.keys ?? [],
+      ...(a.command !== undefined ? { command: a.command } : {}),
+      ...(a.packages ? { packages: a.packages } : {}),
     };
     this.append(record);
   }
 
   /** Closes the open episode with what followed it. */
   transition(tr: Transition, wallTime: (t: number) => string): void {
-    if (!this.open || tr.from !== 'blocked' || tr.to === 'blocked') return;
-    this.open = false;
-    const followed = tr.to === 'done' ? `exit:${shellExitCode(tr.reason)}` : tr.reason.code;
+    if (this.openKey === undefined || tr.from !== 'blocked') return;
+    if (tr.to === 'blocked' && tr.reason.code === 'prompt' && tr.reason.rule === undefined) return;
+    const followed = tr.to === 'done' ? `exit:${shellExitCode(tr.reason)}` : tr.to === 'blocked' ? 'new-prompt' : tr.reason.code;
     this.append({ type: 'outcome', episode: this.episode, job: this.job, time: wallTime(tr.t), followed });
+    this.openKey = undefined;
   }
 
   private append(record: object): void {

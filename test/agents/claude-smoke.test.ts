@@ -141,7 +141,7 @@ describe.skipIf(skipClaudeTests())('real Claude Code 2.1.112 offline, under nigh
     const ok = await until(() => transcriptToolResults(h).find((b) => b.tool_use_id === toolUseId), SOON, 'tool_result in the transcript');
     expect(ok.is_error).not.toBe(true);
     expect(transcripts(h)).toHaveLength(1);
-    expect(transcripts(h)[0]).toBe(join(h.home, '.claude', 'projects', h.project.replace(/\//g, '-'), `${sessionId(h)}.jsonl`));
+    expect(transcripts(h)[0]).toBe(join(h.home, '.claude', 'projects', h.project.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId(h)}.jsonl`));
 
     await quit(p);
     // One blocked episode, answered by the person; no other prompt was seen.

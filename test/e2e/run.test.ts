@@ -55,15 +55,15 @@ describe('nightshift run: prompts', () => {
     const state = tempDir();
     const p = startCli([
       'run', '--json', '--state', state, '--settle', '1s', '--cols', '100', '--rows', '30', '--',
-      'bash', '-c', 'read -p "Overwrite config? [y/N] " a; echo "got:$a"',
+      'bash', '-c', 'read -p "Continue with the setup? [y/N] " a; echo "got:$a"',
     ]);
     const blocked = await p.waitForJson(isState('blocked'), SOON, 'blocked state');
     expect(blocked).toMatchObject({ state: 'blocked', reason: 'prompt', rule: 'generic-yes-no', class: 'confirm' });
     const action = await p.waitForJson((o) => o.type === 'action', SOON, 'escalate action');
     expect(action).toMatchObject({ kind: 'escalate', rule: 'generic-yes-no', class: 'confirm', reason: 'prompt' });
     for (const k of ['kind', 'rule', 'class', 'prompt', 'text', 'reason', 'time', 'since']) expect(action).toHaveProperty(k);
-    expect(action.prompt).toBe('Overwrite config? [y/N]');
-    expect(action.text).toContain('Overwrite config? [y/N]');
+    expect(action.prompt).toBe('Continue with the setup? [y/N]');
+    expect(action.text).toContain('Continue with the setup? [y/N]');
     // --settle 1s: the prompt must have stood still for a second before it counted.
     expect(between(action.since, action.time)).toBeGreaterThanOrEqual(990);
     expect(p.exited).toBeUndefined();
@@ -86,14 +86,14 @@ describe('nightshift run: prompts', () => {
     expect(evidence.map((r) => r.type)).toEqual(['prompt', 'outcome']);
     expect(evidence[0]).toMatchObject({
       type: 'prompt', episode: 1, job: id, rule: 'generic-yes-no', class: 'confirm',
-      reason: 'prompt', prompt: 'Overwrite config? [y/N]', decision: 'escalate',
+      reason: 'prompt', prompt: 'Continue with the setup? [y/N]', decision: 'escalate',
     });
-    expect(evidence[0]!.screen as string[]).toContain('Overwrite config? [y/N]');
+    expect(evidence[0]!.screen as string[]).toContain('Continue with the setup? [y/N]');
     expect(evidence[1]).toMatchObject({ type: 'outcome', episode: 1, job: id, followed: 'prompt-cleared' });
 
     const cast = await readCast(join(dir, 'recording.cast'));
     expect(cast.header).toMatchObject({ version: 2, width: 100, height: 30 });
-    const promptAt = cast.events.findIndex((e) => e.code === 'o' && e.data.includes('Overwrite config? [y/N]'));
+    const promptAt = cast.events.findIndex((e) => e.code === 'o' && e.data.includes('Continue with the setup? [y/N]'));
     const inputAt = cast.events.findIndex((e) => e.code === 'i');
     expect(promptAt).toBeGreaterThanOrEqual(0);
     expect(inputAt).toBeGreaterThan(promptAt);
