@@ -25,7 +25,9 @@ export function promptAction(
   now: number,
   d: Pick<ResponderDecision, 'layer' | 'why' | 'class'> & Partial<ResponderDecision>,
 ): Action {
-  const lastLine = match.text.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
+  const lines = match.text.split('\n').map((l) => l.trim()).filter(Boolean);
+  // The question, not a dialog's footer; for an agent dialog, the command it wants to run.
+  const gist = d.command ? `$ ${d.command}` : ([...lines].reverse().find((l) => l.includes('?')) ?? lines.at(-1) ?? '');
   const verb = kind === 'answer' ? `answered ${JSON.stringify(d.keys ?? [])}` : 'escalated';
   return {
     t: now,
@@ -33,7 +35,7 @@ export function promptAction(
     rule: match.rule.id,
     class: d.class,
     prompt: match.text,
-    text: `${d.class} prompt (rule ${match.rule.id}) ${verb}: ${d.why} — ${lastLine}`,
+    text: `${d.class} prompt (rule ${match.rule.id}) ${verb}: ${d.why} — ${gist}`,
     reason: 'prompt',
     since,
     screen: screen?.rows ?? [],
