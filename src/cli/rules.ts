@@ -1,9 +1,11 @@
 /** `nightshift rules check [PATH]` — validate rule files; `rules test` tries them on a screen. */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { matchPrompts } from '../core/prompt-match.js';
 import { fingerprintRows, lastNonBlankRow } from '../core/screen-snapshot.js';
-import { loadRules } from '../rules/load.js';
+import { isPolicyFile, loadRules } from '../rules/load.js';
+import { loadPolicy } from '../rules/policy-file.js';
 import { InputError } from '../util/errors.js';
 import { defaultRulesPath } from './common.js';
 
@@ -11,11 +13,19 @@ export function registerRules(program: Command): void {
   const rules = program.command('rules').description('check and try prompt rules');
   rules
     .command('check')
-    .description('validate every rule file; exit 2 with file:line on the first problem')
+    .description('validate rule files and policy files; exit 2 with file:line on the first problem')
     .argument('[path]', 'rules directory or file (default: the shipped rules/)')
-    .action(async (path?: string) => {
-      const set = await loadRules(path ?? defaultRulesPath());
-      process.stdout.write(`ok: ${set.prompts.length} prompt rules, ${set.questions.length} question hints in ${set.files.length} file(s)\n`);
+    .option('--policy <file>', 'also validate this policy file')
+    .action(async (path: string | undefined, o: { policy?: string }) => {
+      const rulesPath = path ?? defaultRulesPath();
+      const set = await loadRules(rulesPath);
+      const policies = [...(await policyFiles(rulesPath)), ...(o.policy ? [o.policy] : [])];
+      const loaded = [];
+      for (const f of policies) loaded.push(await loadPolicy(f));
+      process.stdout.write(
+        `ok: ${set.prompts.length} prompt rules, ${set.questions.length} question hints, ${set.risks.length} risk patterns in ${set.files.length} file(s)\n`,
+      );
+      for (const p of loaded) process.stdout.write(`ok: policy ${p.file}: ${p.allow.length} allow-listed package(s)\n`);
     });
   rules
     .command('test')
@@ -34,4 +44,11 @@ export function registerRules(program: Command): void {
       if (!hits.length) process.stdout.write('no rule matches\n');
       for (const h of hits) process.stdout.write(`${h.rule.id} (${h.rule.class}) rows ${h.top}-${h.bottom}: ${JSON.stringify(h.text)}\n`);
     });
+}
+
+/** policy*.yaml files in a rules directory (a single rules file has none). */
+async function policyFiles(rulesPath: string): Promise<string[]> {
+  const info = await stat(rulesPath);
+  if (!info.isDirectory()) return [];
+  return (await readdir(rulesPath)).filter(isPolicyFile).sort().map((n) => join(rulesPath, n));
 }
