@@ -14,6 +14,13 @@ export interface WatchdogConfig {
   readonly verifyMs: number;
 }
 
+/**
+ * The watchdog sees the screen at most this often while output streams
+ * (and always when it pauses): settle and quiet times are measured in
+ * seconds and minutes, and reading a screen costs more than parsing it.
+ */
+export const SCREEN_SAMPLE_MS = 100;
+
 export const DEFAULT_WATCHDOG: WatchdogConfig = {
   screenQuietMs: 3 * 60_000,
   toolGapMs: 15 * 60_000,

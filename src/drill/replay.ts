@@ -7,7 +7,7 @@ import { ManualClock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
 import { parseMarker } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { Action, PromptResponder, WatchdogConfig, WatchdogRules } from '../core/watchdog-types.js';
+import { SCREEN_SAMPLE_MS, type Action, type PromptResponder, type WatchdogConfig, type WatchdogRules } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
 import { Screen } from '../screen/screen.js';
 
@@ -28,26 +28,66 @@ export async function replayCast(cast: Cast, rules: WatchdogRules, config: Watch
   const env = cast.header.env ?? {};
   const wd = new Watchdog(rules, clock, config, { ...(responder ? { responder } : {}), env });
   const screen = new Screen(cast.header.width, cast.header.height);
+  const feed = new SampledFeed(screen, wd, clock);
   let bytes = 0;
   try {
     wd.start();
-    const events = cast.events;
-    for (let i = 0; i < events.length; i++) {
-      const ev = events[i]!;
+    for (const ev of cast.events) {
       const t = Math.round(ev.t * 1_000);
+      feed.flushBefore(t);
       advance(wd, clock, t);
-      // Output bursts within one millisecond are observed once, at their end, as
-      // the live ScreenFeed does: reading the screen costs more than parsing it.
-      const next = events[i + 1];
-      const burst = ev.code === 'o' && next?.code === 'o' && Math.round(next.t * 1_000) === t;
-      bytes += burst ? await writeOnly(ev, screen) : await apply(ev, wd, screen);
+      bytes += await apply(ev, wd, feed);
       if (wd.state === 'done') break;
     }
+    feed.flush();
     const end = cast.events.at(-1)?.t ?? 0;
     advance(wd, clock, Math.round(end * 1_000));
     return { duration: end, transitions: wd.history, actions: wd.actions, bytes };
   } finally {
     screen.dispose();
+  }
+}
+
+/**
+ * Shows the watchdog the screen at most every SCREEN_SAMPLE_MS of recording
+ * time, and always before a pause, a marker or a deadline, exactly as the
+ * live ScreenFeed does: reading the screen costs more than parsing output.
+ */
+class SampledFeed {
+  private lastSeen = -Infinity;
+  private pending = false;
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly wd: Watchdog,
+    private readonly clock: ManualClock,
+  ) {}
+
+  async write(data: string): Promise<void> {
+    await this.screen.write(data);
+    this.wd.observe({ kind: 'output' });
+    this.pending = true;
+    if (this.clock.now() - this.lastSeen >= SCREEN_SAMPLE_MS) this.flush();
+  }
+
+  resize(cols: number, rows: number): void {
+    this.screen.resize(cols, rows);
+    this.pending = true;
+    this.flush();
+  }
+
+  /** Before time moves to `t`: show what is on screen if that is a pause or a deadline away. */
+  flushBefore(t: number): void {
+    if (!this.pending) return;
+    const due = this.wd.nextDeadline();
+    if (t - this.lastSeen >= SCREEN_SAMPLE_MS || (due !== undefined && due <= t)) this.flush();
+  }
+
+  flush(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    this.lastSeen = this.clock.now();
+    this.wd.observe({ kind: 'screen', snapshot: this.screen.snapshot() });
   }
 }
 
@@ -61,30 +101,22 @@ function advance(wd: Watchdog, clock: ManualClock, t: number): void {
   wd.tick();
 }
 
-async function writeOnly(ev: CastEvent, screen: Screen): Promise<number> {
-  await screen.write(ev.data);
-  return ev.data.length;
-}
-
-async function apply(ev: CastEvent, wd: Watchdog, screen: Screen): Promise<number> {
+async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed): Promise<number> {
   switch (ev.code) {
     case 'o':
-      await screen.write(ev.data);
-      wd.observe({ kind: 'output' });
-      wd.observe({ kind: 'screen', snapshot: screen.snapshot() });
+      await feed.write(ev.data);
       return ev.data.length;
     case 'r': {
       const m = /^(\d+)x(\d+)$/.exec(ev.data);
-      if (m) {
-        screen.resize(Number(m[1]), Number(m[2]));
-        wd.observe({ kind: 'screen', snapshot: screen.snapshot() });
-      }
+      if (m) feed.resize(Number(m[1]), Number(m[2]));
       return 0;
     }
     case 'x':
+      feed.flush();
       wd.observe({ kind: 'exit', exitCode: Number(ev.data), signal: null });
       return 0;
     case 'm':
+      feed.flush();
       applyMarker(ev.data, wd);
       return 0;
     default:

@@ -89,7 +89,7 @@ export class LiveJob {
     this.responder = new Responder(opts.bundle.rules.risks, opts.bundle.policy);
     this.watchdog = new Watchdog(opts.bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.timer = new DeadlineTimer(this.watchdog, this.clock);
-    this.feed = new ScreenFeed(this.screen, (snapshot) => this.observe({ kind: 'screen', snapshot }));
+    this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     this.evidence = new EvidenceLog(p.evidence, p.id);
     this.summary = new JobSummary(p, spec, start);
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
@@ -238,6 +238,7 @@ export class LiveJob {
     this.summary.finish(e, this.screen.text());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
     this.log.flush();
+    this.feed.dispose();
     this.screen.dispose();
     this.pty.dispose();
     return e;
