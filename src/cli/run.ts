@@ -69,7 +69,12 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
     paths,
     bundle,
     reload: { rulesPath, policyPath },
-    onReloadProblem: (problem) => process.stderr.write(`nightshift: rules not reloaded (keeping the last good ones): ${problem}\n`),
+    onReloadProblem: (problem) =>
+      process.stderr.write(
+        flags.json
+          ? `${JSON.stringify({ type: 'problem', message: `rules not reloaded (keeping the last good ones): ${problem}` })}\n`
+          : `nightshift: rules not reloaded (keeping the last good ones): ${problem}\n`,
+      ),
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,

@@ -102,6 +102,7 @@ export class Watchdog {
       lastToolEvent: this.tools.lastEventAt ?? null,
       toolsInFlight: this.tools.inFlight,
       procBusy: this.procBusy,
+      lastProgress: this.lastProgress(),
       promptCandidate: this.candidate ? { rule: this.candidate.match.rule.id, since: this.candidate.since } : null,
     };
   }

@@ -24,7 +24,8 @@ export interface InstallCommand {
 /** Packages listed in the prompt text; `unparsed` holds list lines that were not understood. */
 export function packagesFromPrompt(x: NonNullable<PromptExtract['packages']>, text: string): { packages: PackageRef[]; unparsed: string[] } {
   const lines = text.split('\n');
-  const start = lines.findIndex((l) => x.after.test(l));
+  // The LAST header: an answered prompt still on screen above must not speak for this one.
+  const start = lines.findLastIndex((l) => x.after.test(l));
   const packages: PackageRef[] = [];
   const unparsed: string[] = [];
   if (start < 0) return { packages, unparsed: ['(package list not found)'] };
@@ -43,9 +44,11 @@ export function packagesFromPrompt(x: NonNullable<PromptExtract['packages']>, te
   return { packages, unparsed };
 }
 
+/** The command nearest the bottom: an older dialog's command higher up must not speak for this one. */
 export function commandFromPrompt(x: PromptExtract, text: string): string | null {
   for (const re of x.command) {
-    const cmd = re.exec(text)?.groups?.cmd?.trim();
+    const all = [...text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`))];
+    const cmd = all.at(-1)?.groups?.cmd?.trim();
     if (cmd) return cmd;
   }
   return null;

@@ -51,7 +51,8 @@ export function classify(input: ResponderInput): Classified {
   // At least RISK_CONTEXT_ROWS: a one-line `[Y/n]` rule must still see the `curl … | sh` above it.
   const context = tailWindow(input.screen.rows, last, Math.max(rule.lines, RISK_CONTEXT_ROWS)).text;
   const out: Classified = { class: rule.class, packages: [], unparsed: [], command: null, registry: null, context };
-  if (rule.extract?.packages) Object.assign(out, packagesFromPrompt(rule.extract.packages, context));
+  // Packages come from the matched prompt itself, never from the wider context above it.
+  if (rule.extract?.packages) Object.assign(out, packagesFromPrompt(rule.extract.packages, input.match.text));
   if (rule.extract && rule.extract.command.length) {
     out.command = commandFromPrompt(rule.extract, context);
     const install = out.command ? parseInstallCommand(out.command) : null;

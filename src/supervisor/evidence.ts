@@ -66,6 +66,24 @@ export class EvidenceLog {
     this.append(record);
   }
 
+  /** A person answered: the same evidence path as an automatic answer, with who it was. */
+  human(time: string, who: string, keys: readonly string[], text: string): void {
+    const open = this.openKey !== undefined;
+    if (!open) this.episode++;
+    this.append({
+      type: open ? 'followup' : 'prompt',
+      episode: this.episode,
+      job: this.job,
+      time,
+      decision: 'answer',
+      layer: 'human',
+      why: 'answered by a person',
+      answered_by: `human:${who}`,
+      keys,
+      text,
+    });
+  }
+
   /** Closes the open episode with what followed it. */
   transition(tr: Transition, wallTime: (t: number) => string): void {
     if (this.openKey === undefined || tr.from !== 'blocked') return;

@@ -9,12 +9,13 @@ import { toolMarker, type ToolEvent, type ToolEventSource } from '../core/tool-e
 import { Watchdog } from '../core/watchdog.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
-import { REGISTRY_ENV_NAMES } from '../responder/policy.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { RuleReloader } from './rule-reloader.js';
+import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
 import { keySequence } from '../pty/keys.js';
+import { InputError } from '../util/errors.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
@@ -69,6 +70,7 @@ export class LiveJob {
   private readonly evidence: EvidenceLog;
   private readonly summary: JobSummary;
   private events: ToolEventSource | undefined;
+  private readonly outputListeners = new Set<(data: string) => void>();
   private reloader: RuleReloader | undefined;
   private readonly responder: Responder;
   private stopCause: string | undefined;
@@ -144,6 +146,45 @@ export class LiveJob {
     return this.finished;
   }
 
+  /** Everything the job prints from now on (attach); returns the unsubscribe. */
+  watchOutput(listener: (data: string) => void): () => void {
+    this.outputListeners.add(listener);
+    return () => this.outputListeners.delete(listener);
+  }
+
+  /**
+   * A person answers the prompt the job is blocked on. Keys are recorded as
+   * evidence (who, what) before they are sent. A line prompt whose rule
+   * answers with Enter gets the text followed by Enter; a dialog gets the key.
+   */
+  async answer(text: string, who: string): Promise<readonly string[]> {
+    if (this.watchdog.state !== 'blocked') {
+      throw new InputError(`job ${this.id} is not blocked (it is ${this.watchdog.state}); nothing to answer`);
+    }
+    const rule = this.watchdog.reason.rule ? this.opts.bundle.rules.prompts.find((r) => r.id === this.watchdog.reason.rule) : undefined;
+    const enter = rule ? rule.answer.at(-1)?.toLowerCase() === 'enter' : true;
+    const keys = enter ? [text, 'enter'] : [text];
+    const now = this.clock.now();
+    this.evidence.human(iso(now), who, keys, text);
+    this.log.info({ who, keys }, 'answered by a person');
+    this.cast.input(now, text + (enter ? '\r' : ''));
+    await this.pty.sendText(text, { enter });
+    return keys;
+  }
+
+  /** Text typed on the job's behalf (Enter after it), recorded as input. */
+  async sendText(text: string, enter = true): Promise<void> {
+    this.cast.input(this.clock.now(), text + (enter ? '\r' : ''));
+    await this.pty.sendText(text, { enter });
+  }
+
+  /** A named key (enter, escape, ctrl-c …), recorded as input. */
+  sendKey(name: string): void {
+    const seq = keySequence(name);
+    this.cast.input(this.clock.now(), seq);
+    this.pty.write(seq);
+  }
+
   /** Keystrokes from the person at the terminal; recorded as input. */
   input(data: string): void {
     this.cast.input(this.clock.now(), data);
@@ -180,6 +221,7 @@ export class LiveJob {
   private onData(data: string): void {
     this.cast.output(this.clock.now(), data);
     this.opts.onOutput?.(data);
+    for (const l of this.outputListeners) l(data);
     this.observe({ kind: 'output' });
     this.feed.push(data);
   }
@@ -246,25 +288,3 @@ export class LiveJob {
 }
 
 const iso = (t: number) => new Date(t).toISOString();
-
-
-function castHeader(spec: JobSpec, startMs: number) {
-  return {
-    width: spec.cols,
-    height: spec.rows,
-    timestamp: Math.floor(startMs / 1_000),
-    command: [spec.command, ...spec.args].map(shellQuote).join(' '),
-    ...(spec.name ? { title: spec.name } : {}),
-    // Registry settings travel with the recording so a drill judges package sources as this run did.
-    env: { TERM: 'xterm-256color', SHELL: spec.env.SHELL ?? '/bin/sh', ...pickEnv(spec.env, REGISTRY_ENV_NAMES) },
-  };
-}
-
-/** Quotes a word for a POSIX shell, so the recorded command can be pasted back. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function pickEnv(env: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.filter((n) => env[n] !== undefined).map((n) => [n, env[n]!]));
-}

@@ -1,0 +1,77 @@
+/**
+ * The board's tables, versioned with `PRAGMA user_version`. Each entry of
+ * MIGRATIONS takes the file from version i to i+1; a new version appends
+ * an entry and never edits an old one, so any older file can be brought up.
+ *
+ * user_version belongs to the board. Other tables in the same file (the
+ * pager's outbox) must not use it for their own versioning.
+ */
+import type { Database } from './db.js';
+import { InputError } from '../util/errors.js';
+
+const MIGRATIONS: readonly string[] = [
+  // 1: jobs and their transition log. Lists and records are JSON text;
+  // seq gives the submission order, which is what FIFO means.
+  `
+  CREATE TABLE jobs (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT    NOT NULL UNIQUE,
+    name          TEXT    NOT NULL UNIQUE,
+    state         TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'blocked', 'done')),
+    reason        TEXT    NOT NULL,
+    command       TEXT    NOT NULL,
+    cwd           TEXT    NOT NULL,
+    env           TEXT    NOT NULL,
+    policy        TEXT,
+    rules         TEXT,
+    budgets       TEXT    NOT NULL,
+    priority      INTEGER NOT NULL,
+    after_ids     TEXT    NOT NULL,
+    created       TEXT    NOT NULL,
+    started       TEXT,
+    ended         TEXT,
+    last_activity TEXT,
+    exit          TEXT,
+    paths         TEXT,
+    tokens_used   INTEGER
+  );
+  CREATE INDEX jobs_state ON jobs (state, priority DESC, seq);
+  CREATE TABLE transitions (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    job    TEXT NOT NULL REFERENCES jobs (id),
+    time   TEXT NOT NULL,
+    state  TEXT NOT NULL,
+    reason TEXT NOT NULL
+  );
+  CREATE INDEX transitions_job ON transitions (job, seq);
+  `,
+];
+
+export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;
+
+function version(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Brings the file to BOARD_SCHEMA_VERSION; refuses a file from a newer nightshift. */
+export function migrateBoard(db: Database, file: string = db.name): void {
+  // Checked outside a write transaction first: an up-to-date file (every
+  // open but the first) must not take the write lock just to find that out.
+  if (checkVersion(db, file) === BOARD_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Re-read under the lock: another process may have migrated meanwhile.
+    for (let v = checkVersion(db, file); v < BOARD_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${BOARD_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+function checkVersion(db: Database, file: string): number {
+  const v = version(db);
+  if (v > BOARD_SCHEMA_VERSION) {
+    throw new InputError(
+      `the task board has schema version ${v}, newer than this nightshift understands (${BOARD_SCHEMA_VERSION}); upgrade nightshift`,
+      { file },
+    );
+  }
+  return v;
+}

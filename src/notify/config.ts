@@ -1,0 +1,217 @@
+/**
+ * The daemon's paging config: the `notify:` section of
+ * `<stateDir>/config.yaml`. Other sections of that file belong to other
+ * parts of the daemon, so only this section is checked strictly. A bad
+ * section is refused whole with file:line, before the daemon starts paging.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { lineAt, parseYaml, validate } from '../rules/yaml-source.js';
+import { parseDuration } from '../util/duration.js';
+import { InputError } from '../util/errors.js';
+import { PAGE_KINDS, redact, type PageKind } from './page.js';
+import { isRef, parseRef, refProblem, type ValueRef } from './secret-ref.js';
+
+export const CONFIG_FILE = 'config.yaml';
+export const DEFAULT_REPAGE_MS = 30 * 60_000;
+
+export interface QuietHours {
+  /** Minutes after local midnight; start > end means the window spans midnight. */
+  start: number;
+  end: number;
+  /** Kinds that page even inside the window (as does any page marked urgent). */
+  urgent: PageKind[];
+}
+
+interface NotifierBase {
+  /** Identifies the notifier in the outbox; stable across restarts and reorders. */
+  name: string;
+}
+export interface WebhookNotifier extends NotifierBase {
+  kind: 'webhook';
+  url: ValueRef;
+  headers: Record<string, ValueRef>;
+}
+export interface NtfyNotifier extends NotifierBase {
+  kind: 'ntfy';
+  url: ValueRef;
+  token: ValueRef | null;
+}
+export interface SlackNotifier extends NotifierBase {
+  kind: 'slack';
+  url: ValueRef;
+}
+export interface CommandNotifier extends NotifierBase {
+  kind: 'command';
+  argv: string[];
+}
+export type Notifier = WebhookNotifier | NtfyNotifier | SlackNotifier | CommandNotifier;
+
+export interface NotifyConfig {
+  /** Re-page an unacknowledged episode this long after its last delivery; null = never. */
+  repageAfterMs: number | null;
+  quietHours: QuietHours | null;
+  notifiers: Notifier[];
+}
+
+export const EMPTY_CONFIG: NotifyConfig = { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [] };
+
+export function configPath(stateDir: string): string {
+  return join(stateDir, CONFIG_FILE);
+}
+
+const REF_HINT = 'write env:NAME or file:PATH and keep the secret there';
+/** Header names whose values are credentials whatever they look like. */
+const SECRET_HEADER = /auth|token|key|secret|pass|cookie|signature|credential|session/i;
+
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  if (v === 'off') return null;
+  try {
+    const ms = parseDuration(v, 'duration');
+    if (ms > 0) return ms;
+    ctx.addIssue({ code: 'custom', message: 'expected a duration above zero, or off' });
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+  }
+  return z.NEVER;
+});
+
+const clockTime = z
+  .string()
+  .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'expected a local time of day like "22:00"')
+  .transform((s) => {
+    const [h, m] = s.split(':');
+    return Number(h) * 60 + Number(m);
+  });
+
+/** A value given literally or by reference; `refs: 'required'` refuses literals (secrets). */
+function value(refs: 'allowed' | 'required', what: string) {
+  return z.string().min(1).superRefine((v, ctx) => {
+    const problem = refProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    else if (refs === 'required' && !isRef(v)) ctx.addIssue({ code: 'custom', message: `${what} is a secret: ${REF_HINT}` });
+  });
+}
+
+/** A webhook/ntfy URL may be literal unless it carries a credential (user:pass@, ?token=…). */
+const url = value('allowed', 'url').superRefine((v, ctx) => {
+  if (isRef(v)) return;
+  if (!/^https?:\/\/[^/\s]+/i.test(v)) ctx.addIssue({ code: 'custom', message: `"${v}" is not an http(s) URL` });
+  else if (redact(v) !== v) ctx.addIssue({ code: 'custom', message: `the URL holds a credential: ${REF_HINT}` });
+});
+
+const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name'), z.string()).superRefine((h, ctx) => {
+  for (const [name, v] of Object.entries(h)) {
+    const problem = refProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    else if (!isRef(v) && (SECRET_HEADER.test(name) || redact(v) !== v)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `a literal secret in header ${name} is refused: ${REF_HINT}` });
+    }
+  }
+});
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected a name of letters, digits, . _ -').optional();
+
+const notifier = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('webhook'), name, url, headers: headers.default({}) }).strict(),
+    z.object({ kind: z.literal('ntfy'), name, url, token: value('required', 'token').optional() }).strict(),
+    z.object({ kind: z.literal('slack'), name, url: value('required', 'a Slack webhook URL') }).strict(),
+    z
+      .object({
+        kind: z.literal('command'),
+        name,
+        argv: z.array(
+          z.string().min(1).refine((a) => redact(a) === a, `a literal secret in argv is refused; let the command read it from its environment`),
+        ).min(1, 'expected the command and its arguments'),
+      })
+      .strict(),
+  ],
+  { error: (iss) => (iss.code === 'invalid_union' ? 'expected kind to be one of webhook, ntfy, slack, command' : undefined) },
+);
+
+const notifySection = z
+  .object({
+    repage_after: duration.optional(),
+    quiet_hours: z
+      .object({ start: clockTime, end: clockTime, urgent: z.array(z.enum(PAGE_KINDS)).default([]) })
+      .strict()
+      .refine((q) => q.start !== q.end, 'quiet hours start and end must differ')
+      .optional(),
+    notifiers: z.array(notifier).default([]),
+  })
+  .strict();
+
+const configFile = z.looseObject({ notify: notifySection.nullish() });
+
+type RawNotifier = z.infer<typeof notifier>;
+
+/** Parses config text; a file without a `notify:` section pages nobody. */
+export function parseNotifyConfig(text: string, file: string): NotifyConfig {
+  const src = parseYaml(text, file);
+  if (src.doc.contents === null) return { ...EMPTY_CONFIG };
+  const data = validate(src, configFile).notify;
+  if (!data) return { ...EMPTY_CONFIG };
+  const names = notifierNames(data.notifiers);
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i) {
+      throw new InputError(`notify.notifiers.${i}.name: two notifiers are called "${n}"; give each its own name`, {
+        file,
+        line: lineAt(src, ['notify', 'notifiers', i]),
+      });
+    }
+  });
+  const base = dirname(file);
+  return {
+    repageAfterMs: data.repage_after === undefined ? DEFAULT_REPAGE_MS : data.repage_after,
+    quietHours: data.quiet_hours ?? null,
+    notifiers: data.notifiers.map((n, i) => toNotifier(n, names[i]!, base)),
+  };
+}
+
+/**
+ * The outbox keys rows by notifier name, so the default must not depend on
+ * position: the kind when it is the only one of its kind, else kind-N.
+ */
+function notifierNames(list: RawNotifier[]): string[] {
+  const seen = new Map<string, number>();
+  return list.map((n) => {
+    if (n.name) return n.name;
+    const nth = (seen.get(n.kind) ?? 0) + 1;
+    seen.set(n.kind, nth);
+    const many = list.filter((o) => o.kind === n.kind && !o.name).length > 1;
+    return many ? `${n.kind}-${nth}` : n.kind;
+  });
+}
+
+function toNotifier(n: RawNotifier, name: string, base: string): Notifier {
+  switch (n.kind) {
+    case 'webhook': {
+      const headers = Object.fromEntries(Object.entries(n.headers).map(([k, v]) => [k, parseRef(v, base)]));
+      return { kind: 'webhook', name, url: parseRef(n.url, base), headers };
+    }
+    case 'ntfy':
+      return { kind: 'ntfy', name, url: parseRef(n.url, base), token: n.token ? parseRef(n.token, base) : null };
+    case 'slack':
+      return { kind: 'slack', name, url: parseRef(n.url, base) };
+    case 'command':
+      return { kind: 'command', name, argv: n.argv };
+  }
+}
+
+/**
+ * Reads the config file. A missing file is no config (nobody is paged)
+ * unless the caller named it explicitly, when it is a mistake.
+ */
+export async function loadNotifyConfig(file: string, opts: { mustExist?: boolean } = {}): Promise<NotifyConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT' && !opts.mustExist) return { ...EMPTY_CONFIG };
+    throw new InputError(`cannot read config: ${(cause as Error).message}`, { file, cause });
+  }
+  return parseNotifyConfig(text, file);
+}

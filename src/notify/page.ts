@@ -1,0 +1,95 @@
+/**
+ * A page: what a person needs to know, on a phone, to unblock a job. The
+ * same record goes to every notifier; only its formatting differs
+ * (format.ts). Screen and prompt text come from an agent's terminal, so
+ * they are redacted before a page is stored or sent anywhere.
+ */
+
+export const PAGE_KINDS = ['prompt', 'unknown-prompt', 'hung', 'budget', 'other'] as const;
+export type PageKind = (typeof PAGE_KINDS)[number];
+
+export interface Page {
+  /** Job id + episode: the dedupe key, one page per blocked episode. */
+  key: string;
+  job: string;
+  name: string;
+  state: string;
+  reason: string;
+  kind: PageKind;
+  rule: string | null;
+  class: string | null;
+  prompt: string | null;
+  /** A few lines of the screen around the prompt. */
+  screen: string[];
+  /** What to type to answer, e.g. `nightshift answer NAME 1`. */
+  answer_command: string;
+  /** When the job blocked, ISO. */
+  time: string;
+  /** Pages even in quiet hours; ntfy priority high. */
+  urgent: boolean;
+}
+
+const R = '[redacted]';
+
+/**
+ * Secret shapes, most specific first so a key's own pattern wins over the
+ * generic `name=value` one. Each replaces only the secret part, keeping
+ * enough context (`Bearer`, `password=`) for the reader to see what was there.
+ */
+const PATTERNS: Array<[RegExp, string]> = [
+  // PEM private keys; a block cut off by the screen edge is redacted to the end.
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, R],
+  // A private key's body lines whose BEGIN line has scrolled off: 64 base64 chars.
+  [/^(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{64}$/gm, R],
+  // JWTs (header.payload.signature, both JSON parts base64url `{"`).
+  [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, R],
+  // OpenAI / Anthropic style keys (sk-…, sk-proj-…, sk-ant-…), Stripe keys.
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, R],
+  [/\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}/g, R],
+  // GitHub tokens.
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, R],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, R],
+  // Slack tokens and incoming-webhook URLs.
+  [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, R],
+  [/https:\/\/hooks\.slack\.com\/[^\s"'<>]+/g, R],
+  // AWS access key ids.
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, R],
+  // Authorization headers. Basic needs a digit or base64 padding so prose
+  // ("Basic authentication failed") survives.
+  [/\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${R}`],
+  [/\b(Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/=]{8,}/g, `$1 ${R}`],
+  // Passwords in URLs: scheme://user:password@host.
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${R}@`],
+  // name=value / name: value where the name says secret (password=, DB_PASSWORD=, "token": "…", api_key …).
+  [
+    /\b([A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd|token|secret|api[_-]?key|access[_-]?key|auth[_-]?key|credential)s?[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;]+/gi,
+    `$1${R}`,
+  ],
+];
+
+/** `text` with every secret we can recognise replaced by `[redacted]`. */
+export function redact(text: string): string {
+  let out = text;
+  for (const [re, to] of PATTERNS) out = out.replace(re, to);
+  return out;
+}
+
+/**
+ * The page with its terminal-derived text redacted. Screen lines are
+ * redacted as one text so a multi-line PEM block is caught whole.
+ */
+export function redactPage(p: Page): Page {
+  const screen = p.screen.length ? redact(p.screen.join('\n')).split('\n') : [];
+  return {
+    ...p,
+    reason: redact(p.reason),
+    prompt: p.prompt === null ? null : redact(p.prompt),
+    screen,
+  };
+}
+
+/** One line for a lock screen or a command's last argument. */
+export function summarize(p: Page): string {
+  const what = p.kind === 'other' ? p.reason : `${p.kind}: ${p.reason}`;
+  return `nightshift: ${p.name} is ${p.state} (${what})`;
+}
