@@ -19,6 +19,8 @@ import { prepareStatements, type Statements } from './statements.js';
 import type { JobReason, JobRecord, JobSpecInput, JobState, TransitionRecord } from './types.js';
 import { isoTime, newJobId, validateSpec } from './validate.js';
 
+export { openDatabase, boardPath, type Database } from './db.js';
+
 export type JobFields = Partial<Pick<JobRecord, 'paths' | 'exit' | 'last_activity' | 'tokens_used'>>;
 
 type DependencyOutcome = 'waiting' | 'succeeded' | 'failed';

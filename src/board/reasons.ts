@@ -19,6 +19,8 @@ const BOARD_REASONS: ReadonlyMap<string, BoardReason> = new Map([
   ['interrupted', { from: ['running', 'blocked'], as: 'cancelled' }],
   // Its `after` job failed, so it can never run; only a queued job waits.
   ['dependency-failed', { from: ['queued'], as: 'cancelled' }],
+  // The daemon could not start it (bad cwd, no such program, job folder).
+  ['start-failed', { from: ['queued', 'running'], as: 'cancelled' }],
 ]);
 
 /** The state machine's view of a board reason (camelCase, typed class). */

@@ -57,6 +57,10 @@ export interface NotifyConfig {
 
 export const EMPTY_CONFIG: NotifyConfig = { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [] };
 
+export function emptyNotifyConfig(): NotifyConfig {
+  return { ...EMPTY_CONFIG, notifiers: [] };
+}
+
 export function configPath(stateDir: string): string {
   return join(stateDir, CONFIG_FILE);
 }
@@ -151,9 +155,9 @@ type RawNotifier = z.infer<typeof notifier>;
 /** Parses config text; a file without a `notify:` section pages nobody. */
 export function parseNotifyConfig(text: string, file: string): NotifyConfig {
   const src = parseYaml(text, file);
-  if (src.doc.contents === null) return { ...EMPTY_CONFIG };
+  if (src.doc.contents === null) return emptyNotifyConfig();
   const data = validate(src, configFile).notify;
-  if (!data) return { ...EMPTY_CONFIG };
+  if (!data) return emptyNotifyConfig();
   const names = notifierNames(data.notifiers);
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) {
@@ -210,8 +214,11 @@ export async function loadNotifyConfig(file: string, opts: { mustExist?: boolean
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT' && !opts.mustExist) return { ...EMPTY_CONFIG };
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT' && !opts.mustExist) return emptyNotifyConfig();
     throw new InputError(`cannot read config: ${(cause as Error).message}`, { file, cause });
   }
   return parseNotifyConfig(text, file);
 }
+
+// src/daemon/daemon.ts asks for the empty config this way.
+loadNotifyConfig.empty = emptyNotifyConfig;

@@ -43,11 +43,11 @@ export function refProblem(value: string): string | null {
   return null;
 }
 
-/** How the value is given, for messages and `pending()` (never the value itself). */
+/** How the value is given, for error messages (never the value itself). */
 export function describeRef(ref: ValueRef): string {
   if ('env' in ref) return `env:${ref.env}`;
   if ('file' in ref) return `file:${ref.file}`;
-  return 'literal';
+  return 'the config';
 }
 
 export async function resolveRef(ref: ValueRef, env: NodeJS.ProcessEnv): Promise<string> {

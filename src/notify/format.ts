@@ -1,0 +1,72 @@
+/**
+ * How a page looks to each kind of receiver. Pure: credentials are added by
+ * deliver.ts at send time, and the page is already redacted.
+ */
+import { summarize, type Page } from './page.js';
+
+export interface HttpMessage {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Round 1 is the first page; later rounds are reminders of the same episode. */
+function titleOf(p: Page, round: number): string {
+  const what = `nightshift: ${p.name} ${p.state} (${p.kind})`;
+  return round > 1 ? `Reminder ${round - 1}: ${what}` : what;
+}
+
+/** What to show: the prompt when there is one, else the last screen lines. */
+function detail(p: Page): string {
+  if (p.prompt) return p.prompt;
+  return p.screen.join('\n');
+}
+
+/** Generic webhook: the Page itself, for scripts that route it on. */
+export function webhookMessage(p: Page, round: number): HttpMessage {
+  return {
+    body: JSON.stringify(p),
+    headers: { 'content-type': 'application/json', 'x-nightshift-round': String(round) },
+  };
+}
+
+/**
+ * ntfy publishing: the body is the notification text, metadata goes in
+ * headers. Header values must be Latin-1, so non-ASCII titles go RFC 2047
+ * encoded, which ntfy decodes.
+ */
+export function ntfyMessage(p: Page, round: number): HttpMessage {
+  const parts = [summarize(p), detail(p), `Answer: ${p.answer_command}`].filter((s) => s.trim() !== '');
+  return {
+    body: parts.join('\n\n'),
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      Title: headerText(titleOf(p, round)),
+      Priority: p.urgent ? 'high' : 'default',
+      Tags: [p.urgent ? 'rotating_light' : 'warning', 'nightshift', p.kind].join(','),
+    },
+  };
+}
+
+/** Slack incoming webhook: mrkdwn `text` (renders everywhere, including notifications). */
+export function slackMessage(p: Page, round: number): HttpMessage {
+  const lines = [`*${esc(titleOf(p, round))}*`, esc(summarize(p))];
+  const d = detail(p);
+  if (d.trim()) lines.push('```' + esc(d.replace(/```/g, "'''")) + '```');
+  lines.push(`Answer: \`${esc(p.answer_command)}\``);
+  return {
+    body: JSON.stringify({ text: lines.join('\n') }),
+    headers: { 'content-type': 'application/json' },
+  };
+}
+
+/** Slack's three control characters in mrkdwn. */
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function headerText(s: string): string {
+  const oneLine = s.replace(/[\r\n]+/g, ' ');
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x20-\x7e]*$/.test(oneLine)) return oneLine;
+  return `=?UTF-8?B?${Buffer.from(oneLine, 'utf8').toString('base64')}?=`;
+}

@@ -1,0 +1,188 @@
+/**
+ * The pager: turns "this job is blocked" into a person's phone buzzing,
+ * exactly once per episode and notifier, again every `repage_after` until
+ * someone acknowledges, never in quiet hours unless urgent, and never lost
+ * across a daemon restart (everything lives in the outbox table).
+ *
+ * Deterministic core: time comes only from the injected Clock and nothing
+ * here schedules itself; the daemon calls tick() on a timer.
+ */
+import type Sqlite from 'better-sqlite3';
+import type { Clock } from '../core/clock.js';
+import type { Notifier, NotifyConfig } from './config.js';
+import { deliver, DeliveryError, type DeliverContext } from './deliver.js';
+import { Outbox, type OutboxRow } from './outbox.js';
+import { redact, redactPage, type Page } from './page.js';
+import { releaseTime } from './quiet-hours.js';
+
+export interface PagerOptions {
+  /** First retry delay after a failed send; doubles per failure. Default 5 s. */
+  backoffBaseMs?: number;
+  /** Retry delay cap. Default 10 min. */
+  backoffMaxMs?: number;
+  /** Per HTTP request. Default 10 s. */
+  httpTimeoutMs?: number;
+  /** Per command notifier run. Default 30 s. */
+  commandTimeoutMs?: number;
+  /** Where env: credentials are read. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Rows sent per tick at most; the rest wait for the next tick. Default 100. */
+  maxPerTick?: number;
+  /** Told about every send, for the daemon's log. */
+  onResult?: (r: DeliveryResult) => void;
+}
+
+export interface DeliveryResult {
+  row: number;
+  key: string;
+  job: string;
+  notifier: string;
+  round: number;
+  ok: boolean;
+  error: string | null;
+  /** When the next try is due, after a failure. */
+  retry_at: number | null;
+}
+
+export interface TickResult {
+  delivered: number;
+  failed: number;
+  held: number;
+  repaged: number;
+}
+
+export type { OutboxRow } from './outbox.js';
+
+export class Pager {
+  private readonly outbox: Outbox;
+  private readonly opts: Required<Omit<PagerOptions, 'onResult'>> & Pick<PagerOptions, 'onResult'>;
+  private config!: NotifyConfig;
+  private notifiers = new Map<string, Notifier>();
+
+  constructor(
+    db: Sqlite.Database,
+    config: NotifyConfig,
+    private readonly clock: Clock,
+    options: PagerOptions = {},
+  ) {
+    this.outbox = new Outbox(db);
+    this.opts = {
+      backoffBaseMs: options.backoffBaseMs ?? 5_000,
+      backoffMaxMs: options.backoffMaxMs ?? 600_000,
+      httpTimeoutMs: options.httpTimeoutMs ?? 10_000,
+      commandTimeoutMs: options.commandTimeoutMs ?? 30_000,
+      env: options.env ?? process.env,
+      maxPerTick: options.maxPerTick ?? 100,
+      onResult: options.onResult,
+    };
+    this.reconfigure(config);
+  }
+
+  /** Swaps in a reloaded config; queued rows keep their notifier by name. */
+  reconfigure(config: NotifyConfig): void {
+    this.config = config;
+    this.notifiers = new Map(config.notifiers.map((n) => [n.name, n]));
+  }
+
+  /**
+   * Queues a page on every notifier. The page is redacted before it is
+   * stored, so the outbox never holds a secret either. A second call for
+   * the same episode (key) adds nothing. Returns the rows added.
+   */
+  page(p: Page): number {
+    const page = redactPage(p);
+    const now = this.clock.now();
+    const names = [...this.notifiers.keys()];
+    return this.outbox.add(page, names, now, releaseTime(this.config.quietHours, page, now));
+  }
+
+  /** A person has seen it: no more pages or re-pages for the job's open episodes. Returns episodes acked. */
+  ack(job: string): number {
+    return this.outbox.close(job, 'acked', this.clock.now());
+  }
+
+  /** The episode ended (answered, unblocked, done): stop paging about it. Returns episodes closed. */
+  resolve(job: string): number {
+    return this.outbox.close(job, 'resolved', this.clock.now());
+  }
+
+  /** Starts due re-page rounds, then sends every due row concurrently. */
+  async tick(): Promise<TickResult> {
+    const now = this.clock.now();
+    const result: TickResult = { delivered: 0, failed: 0, held: 0, repaged: 0 };
+    if (this.config.repageAfterMs !== null) result.repaged = this.outbox.startRepages(now, this.config.repageAfterMs);
+    const sends: Array<Promise<boolean>> = [];
+    for (const row of this.outbox.due(now, this.opts.maxPerTick)) {
+      const notifier = this.notifiers.get(row.notifier);
+      if (!notifier) {
+        this.outbox.drop(row.id, `notifier "${row.notifier}" is no longer in the config`, now);
+        continue;
+      }
+      const release = releaseTime(this.config.quietHours, row.page, now);
+      if (release > now) {
+        this.outbox.hold(row.id, release);
+        result.held++;
+        continue;
+      }
+      if (this.outbox.claim(row.id, now, now + this.leaseMs())) sends.push(this.send(row, notifier));
+    }
+    for (const ok of await Promise.all(sends)) result[ok ? 'delivered' : 'failed']++;
+    return result;
+  }
+
+  /** Rows waiting to be sent (first tries, retries, re-pages, held pages). */
+  pending(): OutboxRow[] {
+    return this.outbox.pending();
+  }
+
+  /** Every row ever queued for `job`, oldest first. */
+  history(job: string): OutboxRow[] {
+    return this.outbox.history(job);
+  }
+
+  private async send(row: OutboxRow, notifier: Notifier): Promise<boolean> {
+    const ctx: DeliverContext = {
+      env: this.opts.env,
+      httpTimeoutMs: this.opts.httpTimeoutMs,
+      commandTimeoutMs: this.opts.commandTimeoutMs,
+    };
+    try {
+      await deliver(notifier, row.page, row.round, ctx);
+      this.outbox.delivered(row.id, this.clock.now());
+      this.report(row, null, null);
+      return true;
+    } catch (e) {
+      // Bugs surface as failures too: a thrown send must not leave the row in flight.
+      const msg = e instanceof DeliveryError ? e.message : `unexpected: ${(e as Error).message ?? String(e)}`;
+      const error = redact(msg);
+      const retryAt = this.clock.now() + this.backoffMs(row.attempts + 1);
+      this.outbox.failed(row.id, error, retryAt);
+      this.report(row, error, retryAt);
+      return false;
+    }
+  }
+
+  /** 5 s, 10 s, 20 s … capped: quick recovery from a blip, no hammering of a down server. */
+  private backoffMs(failures: number): number {
+    const { backoffBaseMs: base, backoffMaxMs: max } = this.opts;
+    return Math.min(max, base * 2 ** Math.min(failures - 1, 30));
+  }
+
+  /** Longer than any send can take, so an expired claim means its sender died. */
+  private leaseMs(): number {
+    return Math.max(this.opts.httpTimeoutMs, this.opts.commandTimeoutMs) + 60_000;
+  }
+
+  private report(row: OutboxRow, error: string | null, retryAt: number | null): void {
+    this.opts.onResult?.({
+      row: row.id,
+      key: row.key,
+      job: row.job,
+      notifier: row.notifier,
+      round: row.round,
+      ok: error === null,
+      error,
+      retry_at: retryAt,
+    });
+  }
+}
