@@ -3,8 +3,20 @@ import { Command, CommanderError } from 'commander';
 import { isInputError } from '../util/errors.js';
 import { registerDrill } from './drill.js';
 import { describeError, EXIT } from './exit.js';
+import { registerAck } from './ack.js';
+import { registerAnswer } from './answer.js';
+import { registerAttach } from './attach.js';
+import { registerBoard } from './board.js';
+import { registerCancel } from './cancel.js';
+import { registerDaemon } from './daemon.js';
+import { registerKey } from './key.js';
+import { registerLogs } from './logs.js';
 import { registerRules } from './rules.js';
 import { registerRun } from './run.js';
+import { registerSend } from './send.js';
+import { registerShow } from './show.js';
+import { registerShutdown } from './shutdown.js';
+import { registerSubmit } from './submit.js';
 
 function buildProgram(): Command {
   const program = new Command('nightshift')
@@ -17,6 +29,9 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown]) {
+    register(program);
+  }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.
   for (const c of program.commands) c.exitOverride().configureOutput({ writeErr: (s) => process.stderr.write(`nightshift: ${s}`) });
   return program;

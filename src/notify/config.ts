@@ -55,7 +55,7 @@ export interface NotifyConfig {
   notifiers: Notifier[];
 }
 
-export const EMPTY_CONFIG: NotifyConfig = { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [] };
+const EMPTY_CONFIG: NotifyConfig = { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [] };
 
 export function emptyNotifyConfig(): NotifyConfig {
   return { ...EMPTY_CONFIG, notifiers: [] };

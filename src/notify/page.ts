@@ -56,13 +56,14 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, R],
   // Authorization headers. Basic needs a digit or base64 padding so prose
   // ("Basic authentication failed") survives.
-  [/\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${R}`],
-  [/\b(Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/=]{8,}/g, `$1 ${R}`],
+  [/\b(Bearer)[ \t]+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${R}`],
+  [/\b(Basic)[ \t]+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/=]{8,}/g, `$1 ${R}`],
   // Passwords in URLs: scheme://user:password@host.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${R}@`],
-  // name=value / name: value where the name says secret (password=, DB_PASSWORD=, "token": "…", api_key …).
+  // name=value / name: value where the name says secret; never across a line
+  // break ("Enter password:" then the next line is not a password) (password=, DB_PASSWORD=, "token": "…", api_key …).
   [
-    /\b([A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd|token|secret|api[_-]?key|access[_-]?key|auth[_-]?key|credential)s?[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;]+/gi,
+    /\b([A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd|token|secret|api[_-]?key|access[_-]?key|auth[_-]?key|credential)s?[A-Za-z0-9_.-]*["']?[ \t]*[:=][ \t]*["']?)(?!\[redacted\])[^\s"',;]+/gi,
     `$1${R}`,
   ],
 ];

@@ -61,7 +61,8 @@ export async function resolveRef(ref: ValueRef, env: NodeJS.ProcessEnv): Promise
   try {
     text = await readFile(ref.file, 'utf8');
   } catch (e) {
-    throw new CredentialError(`cannot read credential file ${ref.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    // "(ENOENT)", not ": ENOENT": a path ending in "token" followed by ": x" reads as a secret to redact().
+    throw new CredentialError(`cannot read credential file ${ref.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   // Secret files usually end in a newline that is not part of the secret.
   const v = text.replace(/\r?\n$/, '');

@@ -1,0 +1,36 @@
+/** `nightshift attach JOB` — watch a job live and type into it; Ctrl-] detaches, the job keeps running. */
+import type { Command } from 'commander';
+import { addStateFlag, callDaemon, type StateFlag } from './daemon-client.js';
+
+/** Ctrl-] (0x1d), telnet's escape: rarely meaningful to an agent, easy to reach. */
+const DETACH = '\x1d';
+
+export function registerAttach(program: Command): void {
+  addStateFlag(program.command('attach').description('live view of a job, with typing; detach with Ctrl-]').argument('<job>', 'name or id')).action(
+    async (job: string, f: StateFlag) => {
+      const stdin = process.stdin;
+      const raw = stdin.isTTY === true;
+      if (raw) stdin.setRawMode(true);
+      process.stderr.write(`attached to ${job}; detach with Ctrl-]\r\n`);
+      try {
+        await callDaemon(f, 'attach', { job }, {
+          onData: (d) => process.stdout.write(d),
+          onOpen: (send, close) => {
+            stdin.on('data', (chunk: Buffer) => {
+              const s = chunk.toString('utf8');
+              const at = s.indexOf(DETACH);
+              if (at === -1) return send(s);
+              if (at > 0) send(s.slice(0, at));
+              close();
+            });
+            stdin.resume();
+          },
+        });
+      } finally {
+        if (raw) stdin.setRawMode(false);
+        stdin.pause();
+        process.stderr.write(`\r\ndetached from ${job}\r\n`);
+      }
+    },
+  );
+}

@@ -1,0 +1,29 @@
+/** `nightshift board [--json]` — every job: state, reason, age, last activity. */
+import type { Command } from 'commander';
+import type { JobRecord } from '../board/types.js';
+import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+
+export function registerBoard(program: Command): void {
+  addStateFlag(program.command('board').description('list jobs: queued, running, blocked, done').option('--json', 'one JSON document')).action(
+    async (f: StateFlag & { json?: boolean }) => {
+      const jobs = await callDaemon<JobRecord[]>(f, 'board');
+      if (f.json) return printJson({ jobs });
+      process.stdout.write(formatBoard(jobs));
+    },
+  );
+}
+
+export function reasonText(r: JobRecord['reason']): string {
+  return [r.code, r.rule, r.class, r.exit_code !== undefined && r.exit_code !== null ? `code ${r.exit_code}` : undefined, r.signal]
+    .filter(Boolean)
+    .join(' ');
+}
+
+function formatBoard(jobs: JobRecord[]): string {
+  if (jobs.length === 0) return 'no jobs\n';
+  const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), ago(j.created), ago(j.last_activity ?? j.started), j.id]);
+  const head = ['NAME', 'STATE', 'REASON', 'AGE', 'ACTIVE', 'ID'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+}

@@ -1,0 +1,33 @@
+/** Shared by the verbs that talk to the daemon: --state, and calling it. */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { call, type CallOptions } from '../daemon/client.js';
+import { defaultStateDir } from './common.js';
+
+export interface StateFlag {
+  state?: string;
+}
+
+export function addStateFlag(cmd: Command): Command {
+  return cmd.option('--state <dir>', 'state directory of the daemon (default: $NIGHTSHIFT_STATE or ./state)');
+}
+
+export function stateDirOf(f: StateFlag): string {
+  return f.state ? resolve(f.state) : defaultStateDir();
+}
+
+export function callDaemon<T>(f: StateFlag, cmd: string, args: Record<string, unknown> = {}, o: CallOptions = {}): Promise<T> {
+  return call(stateDirOf(f), cmd, args, o) as Promise<T>;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+export function ago(iso: string | null, now = Date.now()): string {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}

@@ -1,0 +1,48 @@
+/** `nightshift daemon` — run the daemon in the foreground (logs go to the state directory). */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { Daemon } from '../daemon/daemon.js';
+import { defaultPolicyPath } from '../rules/bundle.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
+
+interface DaemonFlags extends WatchdogFlags, StateFlag {
+  maxRunning: number;
+  rules?: string;
+  policy?: string;
+  tick: number;
+}
+
+export function registerDaemon(program: Command): void {
+  const cmd = program
+    .command('daemon')
+    .description('run the daemon: a task board, a job queue and paging for one state directory (foreground)')
+    .option('--max-running <n>', 'jobs running at once', intArg('--max-running', 1, 256), 4)
+    .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
+    .option('--policy <file>', 'default auto-answer policy for jobs that name none')
+    .option('--tick <duration>', 'how often the queue and the page outbox are looked at', durationArg('--tick'), 1_000);
+  addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
+    const stateDir = stateDirOf(flags);
+    const rulesPath = resolve(flags.rules ?? defaultRulesPath());
+    const daemon = await Daemon.start({
+      stateDir,
+      maxRunning: flags.maxRunning,
+      rulesPath,
+      policyPath: flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath),
+      config: watchdogConfig(flags),
+      tickMs: flags.tick,
+    });
+    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log}\n`);
+    let signals = 0;
+    // First SIGTERM/SIGINT drains (no new jobs, running ones finish); a second stops them too.
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      process.stderr.write(`nightshift daemon: ${sig}: ${signals === 1 ? 'draining (signal again to stop running jobs)' : 'stopping running jobs'}\n`);
+      void daemon.stop(signals === 1 ? 'drain' : 'now');
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    await daemon.stoppedPromise;
+    process.stderr.write('nightshift daemon: stopped\n');
+  });
+}

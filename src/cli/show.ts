@@ -1,0 +1,46 @@
+/** `nightshift show JOB [--json]` — state, reason, signals, the current screen, the last evidence. */
+import type { Command } from 'commander';
+import type { JobRecord, TransitionRecord } from '../board/types.js';
+import { reasonText } from './board.js';
+import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+
+interface Shown {
+  job: JobRecord;
+  transitions: TransitionRecord[];
+  signals: Record<string, unknown> | null;
+  screen: string | null;
+  evidence: Record<string, unknown>[];
+}
+
+export function registerShow(program: Command): void {
+  addStateFlag(
+    program.command('show').description('one job in detail').argument('<job>', 'name or id').option('--json', 'one JSON document'),
+  ).action(async (job: string, f: StateFlag & { json?: boolean }) => {
+    const s = await callDaemon<Shown>(f, 'show', { job });
+    if (f.json) return printJson(s);
+    process.stdout.write(formatShown(s));
+  });
+}
+
+function formatShown(s: Shown): string {
+  const j = s.job;
+  const out = [
+    `${j.name} (${j.id})`,
+    `  state:    ${j.state} — ${reasonText(j.reason)}`,
+    `  command:  ${j.command.join(' ')}`,
+    `  cwd:      ${j.cwd}`,
+    `  created:  ${j.created} (${ago(j.created)} ago)`,
+  ];
+  if (j.started) out.push(`  started:  ${j.started}`);
+  if (j.ended) out.push(`  ended:    ${j.ended}${j.exit ? ` exit ${j.exit.code}${j.exit.signal ? ` (${j.exit.signal})` : ''}` : ''}`);
+  if (s.signals) out.push(`  signals:  ${Object.entries(s.signals).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
+  if (j.paths) out.push(`  files:    ${j.paths.dir}`);
+  out.push('  transitions:');
+  for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonText(t.reason)}`);
+  if (s.screen !== null) out.push('  screen:', ...s.screen.split('\n').map((l) => `    │ ${l}`));
+  if (s.evidence.length) {
+    out.push('  evidence:');
+    for (const e of s.evidence) out.push(`    ${String(e.type)} ${String(e.decision ?? e.followed ?? '')} ${String(e.why ?? '')} ${e.answered_by ? `by ${String(e.answered_by)}` : ''}`.trimEnd());
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,63 @@
+/** `nightshift submit [options] -- CMD…` — queue a job on the daemon's board. */
+import { randomBytes } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { JobRecord } from '../board/types.js';
+import { durationArg, intArg } from './common.js';
+import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+
+interface SubmitFlags extends StateFlag {
+  name?: string;
+  cwd?: string;
+  env: string[];
+  policy?: string;
+  rules?: string;
+  maxWall?: number;
+  maxTokens?: number;
+  maxIdle?: number;
+  priority: number;
+  after: string[];
+  json?: boolean;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function envPair(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) throw new InvalidArgumentError(`--env "${value}" must look like NAME=value`);
+  return [...previous, value];
+}
+
+export function registerSubmit(program: Command): void {
+  addStateFlag(
+    program
+      .command('submit')
+      .description('queue a job: it starts when a slot is free and its --after jobs succeeded')
+      .argument('<command...>', 'the program and its arguments (put them after --)')
+      .passThroughOptions()
+      .option('--name <name>', 'unique job name (default: the command name and 4 hex digits)')
+      .option('--cwd <dir>', 'working directory (default: here)')
+      .option('--env <NAME=value>', 'environment variable for the job (repeatable)', envPair, [])
+      .option('--policy <file>', 'auto-answer policy for this job (default: the daemon\'s)')
+      .option('--max-wall <duration>', 'stop the job after this long (budget:wall)', durationArg('--max-wall'))
+      .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
+      .option('--max-idle <duration>', 'stop when nothing moves this long (budget:no-progress)', durationArg('--max-idle'))
+      .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
+      .option('--after <job>', 'start only after this job succeeded (repeatable)', collect, [])
+      .option('--json', 'print the job record as JSON'),
+  ).action(async (argv: string[], f: SubmitFlags) => {
+    const spec = {
+      name: f.name ?? `${basename(argv[0]!).replace(/[^A-Za-z0-9._-]/g, '-')}-${randomBytes(2).toString('hex')}`,
+      command: argv,
+      cwd: resolve(f.cwd ?? '.'),
+      env: Object.fromEntries(f.env.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])),
+      policy: f.policy ? resolve(f.policy) : null,
+      rules: null,
+      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null },
+      priority: f.priority,
+      after: f.after,
+    };
+    const rec = await callDaemon<JobRecord>(f, 'submit', { spec });
+    if (f.json) printJson(rec);
+    else process.stdout.write(`submitted ${rec.name} (${rec.id}): ${rec.state}\n`);
+  });
+}

@@ -1,0 +1,72 @@
+/** The CLI's side of the control socket. */
+import { existsSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { InputError } from '../util/errors.js';
+import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from './protocol.js';
+import { daemonPaths } from './paths.js';
+
+export class DaemonError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'input' | 'internal',
+  ) {
+    super(message);
+  }
+}
+
+export interface CallOptions {
+  onData?: (data: string) => void;
+  /** Lets the caller send input into the stream (attach). */
+  onOpen?: (send: (input: string) => void, close: () => void) => void;
+}
+
+function noDaemon(stateDir: string): InputError {
+  return new InputError(`no daemon is running for ${stateDir}; start one with: nightshift daemon --state ${stateDir}`);
+}
+
+export async function call(stateDir: string, cmd: string, args: Record<string, unknown> = {}, o: CallOptions = {}): Promise<unknown> {
+  const { socket: path } = daemonPaths(stateDir);
+  if (!existsSync(path)) throw noDaemon(stateDir);
+  const socket = await open(path, stateDir);
+  const id = 1;
+  return new Promise((resolve, reject) => {
+    const decoder = new LineDecoder();
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      socket.end();
+      fn();
+    };
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) =>
+      decoder.push(chunk, (m) => handle(m), () => finish(() => reject(new DaemonError('the daemon sent a malformed reply', 'internal')))),
+    );
+    socket.on('close', () => finish(() => reject(new DaemonError('the daemon closed the connection', 'internal'))));
+    const handle = (m: Message) => {
+      if ('data' in m) o.onData?.(m.data);
+      else if ('ok' in m) finish(() => (m.ok ? resolve(m.result) : reject(toError(m.error))));
+    };
+    socket.write(encode({ v: PROTOCOL_VERSION, id, cmd, args }));
+    o.onOpen?.(
+      (input) => socket.write(encode({ v: PROTOCOL_VERSION, id, input })),
+      () => finish(() => resolve(null)),
+    );
+  });
+}
+
+function toError(e: { message: string; kind: 'input' | 'internal'; file?: string; line?: number }): Error {
+  if (e.kind === 'input') return new InputError(e.message, { ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}) });
+  return new DaemonError(e.message, e.kind);
+}
+
+function open(path: string, stateDir: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    s.once('connect', () => resolve(s));
+    s.once('error', (e: NodeJS.ErrnoException) => {
+      // A socket file with nobody listening: the daemon died without cleaning up.
+      reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? noDaemon(stateDir) : e);
+    });
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * A board job running inside the daemon: a LiveJob whose transitions go to
+ * the board, whose escalations page a person (one page per episode), and
+ * whose budgets (wall clock, no progress, tokens) stop it when they trip.
+ */
+import type { Transition } from '../core/task-state.js';
+import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import type { Board } from '../board/board.js';
+import type { JobReason, JobRecord } from '../board/types.js';
+import type { Pager } from '../notify/pager.js';
+import type { Page } from '../notify/page.js';
+import type { RuleBundle } from '../rules/bundle.js';
+import { shellExitCode } from '../supervisor/evidence.js';
+import { createJobDir } from '../supervisor/job-dir.js';
+import { LiveJob } from '../supervisor/live-job.js';
+
+export interface DaemonJobDeps {
+  readonly board: Board;
+  readonly pager: Pager;
+  readonly stateDir: string;
+  readonly bundle: RuleBundle;
+  readonly rulesPath: string;
+  readonly policyPath: string | null;
+  readonly config: WatchdogConfig;
+  readonly now: () => number;
+  readonly onLog: (msg: string, fields?: object) => void;
+}
+
+const ACTIVITY_WRITE_MS = 5_000;
+const BUDGET_CHECK_MS = 1_000;
+
+export class DaemonJob {
+  private budgetTimer: NodeJS.Timeout | undefined;
+  private lastActivityWrite = 0;
+  private episode = 0;
+
+  private liveJob: LiveJob | undefined;
+
+  private constructor(
+    readonly record: JobRecord,
+    private readonly deps: DaemonJobDeps,
+  ) {}
+
+  /** The job's own callbacks exist before its PTY does: a job that ends at once still reaches the board. */
+  static async start(rec: JobRecord, deps: DaemonJobDeps): Promise<DaemonJob> {
+    const job = new DaemonJob(rec, deps);
+    const paths = createJobDir(deps.stateDir, rec.id);
+    const { id: _id, ...files } = paths;
+    deps.board.update(rec.id, { paths: files });
+    const [command, ...args] = rec.command as [string, ...string[]];
+    job.liveJob = await LiveJob.start(
+      { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
+      {
+        paths,
+        bundle: deps.bundle,
+        reload: { rulesPath: deps.rulesPath, policyPath: deps.policyPath },
+        config: deps.config,
+        answerQueries: true,
+        onTransition: (t) => job.onTransition(t),
+        onAction: (a) => job.onAction(a),
+        onOutput: () => job.onActivity(),
+      },
+    );
+    job.budgetTimer = setInterval(() => job.checkBudgets(), BUDGET_CHECK_MS);
+    job.budgetTimer.unref();
+    void job.live.finished.then(() => clearInterval(job.budgetTimer));
+    return job;
+  }
+
+  get live(): LiveJob {
+    if (!this.liveJob) throw new Error(`job ${this.record.id} has not started`);
+    return this.liveJob;
+  }
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  private onTransition(t: Transition): void {
+    this.deps.board.transition(this.id, t.to, toJobReason(t.reason), t.t);
+    if (t.from === 'blocked' && t.to !== 'blocked') this.deps.pager.resolve(this.id);
+    if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: shellExitCode(t.reason), signal: t.reason.signal ?? null } });
+  }
+
+  private onAction(a: Action): void {
+    if (a.kind !== 'escalate') return;
+    this.episode++;
+    this.deps.pager.page(this.pageFor(a));
+  }
+
+  private onActivity(): void {
+    const now = this.deps.now();
+    if (now - this.lastActivityWrite < ACTIVITY_WRITE_MS) return;
+    this.lastActivityWrite = now;
+    this.deps.board.update(this.id, { last_activity: new Date(now).toISOString() });
+  }
+
+  /** The strictest budget wins: whichever trips first stops the job with its reason. */
+  private checkBudgets(): void {
+    const b = this.record.budgets;
+    const now = this.deps.now();
+    const started = Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
+    if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
+    const progress = this.live.watchdog.status().lastProgress;
+    if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
+      return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
+    }
+    const used = this.deps.board.require(this.id).tokens_used;
+    if (b.tokens !== null && used !== null && used >= b.tokens) this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
+  }
+
+  private trip(cause: string, detail: string): void {
+    clearInterval(this.budgetTimer);
+    this.deps.onLog('budget tripped', { job: this.id, cause, detail });
+    this.episode++;
+    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` });
+    void this.live.stop(cause);
+  }
+
+  private pageBase(): Omit<Page, 'kind' | 'reason' | 'prompt' | 'urgent' | 'key'> {
+    const rows = this.liveJob?.screen.snapshot().rows.filter((r) => r.trim() !== '') ?? [];
+    return {
+      job: this.id,
+      name: this.record.name,
+      state: this.liveJob?.watchdog.state ?? 'running',
+      rule: null,
+      class: null,
+      screen: rows.slice(-8),
+      answer_command: `nightshift show ${this.record.name}`,
+      time: new Date(this.deps.now()).toISOString(),
+    };
+  }
+
+  private pageFor(a: Action): Page {
+    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : a.reason === 'unknown-prompt' ? 'unknown-prompt' : 'other';
+    const rule = this.deps.bundle.rules.prompts.find((r) => r.id === a.rule);
+    const suggested = rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>';
+    const answer = a.reason === 'hung' ? `nightshift show ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
+    return {
+      ...this.pageBase(),
+      key: `${this.id}:${this.episode}`,
+      kind,
+      reason: a.reason,
+      rule: a.rule,
+      class: a.class,
+      prompt: a.prompt,
+      urgent: kind === 'prompt' || kind === 'unknown-prompt',
+      answer_command: answer,
+    };
+  }
+}
+
+function toJobReason(r: Transition['reason']): JobReason {
+  return {
+    code: r.code,
+    ...(r.rule ? { rule: r.rule } : {}),
+    ...(r.class ? { class: r.class } : {}),
+    ...(r.detail ? { detail: r.detail } : {}),
+    ...(r.exitCode !== undefined ? { exit_code: r.exitCode } : {}),
+    ...(r.signal !== undefined ? { signal: r.signal } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * One daemon per state directory: an exclusively created lock file holding
+ * the owner's pid. A lock whose pid is gone is stale and taken over.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { InputError } from '../util/errors.js';
+
+export class DaemonLock {
+  private constructor(readonly path: string) {}
+
+  static acquire(path: string): DaemonLock {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const fd = openSync(path, 'wx', 0o600);
+        writeSync(fd, `${process.pid}\n`);
+        closeSync(fd);
+        return new DaemonLock(path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const owner = lockOwner(path);
+        if (owner !== null && isAlive(owner)) {
+          throw new InputError(`another daemon (pid ${owner}) already runs for this state directory (lock ${path})`);
+        }
+        // Stale: its owner died without cleaning up. Remove and retry the exclusive create.
+        try {
+          unlinkSync(path);
+        } catch {
+          /* someone else removed it first; the retry decides */
+        }
+      }
+    }
+    throw new InputError(`could not take the daemon lock ${path}`);
+  }
+
+  release(): void {
+    try {
+      if (lockOwner(this.path) === process.pid) unlinkSync(this.path);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+export function lockOwner(path: string): number | null {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

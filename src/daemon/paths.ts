@@ -1,0 +1,41 @@
+/**
+ * Where a daemon lives inside its state directory. The socket sits in a
+ * private 0700 directory (tmux's rule): whoever can reach the socket can
+ * drive every job, so the directory must be ours and closed to others.
+ */
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../util/errors.js';
+
+export interface DaemonPaths {
+  readonly stateDir: string;
+  readonly runDir: string;
+  readonly socket: string;
+  readonly lock: string;
+  readonly log: string;
+  readonly config: string;
+}
+
+export function daemonPaths(stateDir: string): DaemonPaths {
+  const runDir = join(stateDir, 'run');
+  return {
+    stateDir,
+    runDir,
+    socket: join(runDir, 'nightshift.sock'),
+    lock: join(runDir, 'daemon.lock'),
+    log: join(stateDir, 'daemon.log'),
+    config: join(stateDir, 'config.yaml'),
+  };
+}
+
+/** Creates the run directory 0700, or refuses one that is not ours or is open to others. */
+export function ensureRunDir(p: DaemonPaths): void {
+  mkdirSync(p.stateDir, { recursive: true, mode: 0o700 });
+  mkdirSync(p.runDir, { recursive: true, mode: 0o700 });
+  const info = lstatSync(p.runDir);
+  if (!info.isDirectory()) throw new InputError(`${p.runDir} is not a directory`);
+  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+    throw new InputError(`${p.runDir} belongs to uid ${info.uid}, not to you; refusing to put the control socket there`);
+  }
+  if ((info.mode & 0o077) !== 0) chmodSync(p.runDir, 0o700);
+}

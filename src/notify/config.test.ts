@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../util/errors.js';
+import { configPath, loadNotifyConfig, parseNotifyConfig } from './config.js';
+
+const FILE = '/etc/nightshift/config.yaml';
+
+function problem(yaml: string): string {
+  try {
+    parseNotifyConfig(yaml, FILE);
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return String(e);
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('parseNotifyConfig', () => {
+  it('reads the documented example', () => {
+    const cfg = parseNotifyConfig(
+      `# paging
+daemon: { other: section }
+notify:
+  repage_after: 30m
+  quiet_hours: { start: "22:00", end: "07:00", urgent: [prompt, budget] }
+  notifiers:
+    - { kind: webhook, url: "http://127.0.0.1:9/hook", headers: { X-Token: "env:HOOK_TOKEN", Accept: "application/json" } }
+    - { kind: ntfy, url: "https://ntfy.sh/my-topic", token: "file:secrets/ntfy" }
+    - { kind: slack, url: "env:SLACK_WEBHOOK_URL" }
+    - { kind: command, argv: ["notify-send", "nightshift"] }
+`,
+      FILE,
+    );
+    expect(cfg).toEqual({
+      repageAfterMs: 30 * 60_000,
+      quietHours: { start: 22 * 60, end: 7 * 60, urgent: ['prompt', 'budget'] },
+      notifiers: [
+        {
+          kind: 'webhook',
+          name: 'webhook',
+          url: { literal: 'http://127.0.0.1:9/hook' },
+          headers: { 'X-Token': { env: 'HOOK_TOKEN' }, Accept: { literal: 'application/json' } },
+        },
+        // A relative file: path is taken from the config file's folder.
+        { kind: 'ntfy', name: 'ntfy', url: { literal: 'https://ntfy.sh/my-topic' }, token: { file: '/etc/nightshift/secrets/ntfy' } },
+        { kind: 'slack', name: 'slack', url: { env: 'SLACK_WEBHOOK_URL' } },
+        { kind: 'command', name: 'command', argv: ['notify-send', 'nightshift'] },
+      ],
+    });
+  });
+
+  it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [] });
+    expect(parseNotifyConfig('daemon: {}\n', FILE).notifiers).toEqual([]);
+    expect(parseNotifyConfig('notify:\n  repage_after: off\n', FILE).repageAfterMs).toBeNull();
+    expect(parseNotifyConfig('notify:\n  repage_after: 90\n', FILE).repageAfterMs).toBe(90_000);
+  });
+
+  it('names notifiers by kind, numbering kinds that repeat', () => {
+    const cfg = parseNotifyConfig(
+      'notify:\n  notifiers:\n    - { kind: webhook, url: "http://a" }\n    - { kind: webhook, url: "http://b" }\n    - { kind: webhook, url: "http://c", name: ops }\n',
+      FILE,
+    );
+    expect(cfg.notifiers.map((n) => n.name)).toEqual(['webhook-1', 'webhook-2', 'ops']);
+  });
+
+  it.each<[string, string, string]>([
+    ['an unknown key', 'notify:\n  repage_after: 5m\n  repage: 1m\n', `${FILE}:3: notify.repage: Unrecognized key: "repage"`],
+    [
+      'an unknown notifier key',
+      'notify:\n  notifiers:\n    - kind: webhook\n      url: http://x\n      method: PUT\n',
+      `${FILE}:5: notify.notifiers.0.method: Unrecognized key: "method"`,
+    ],
+    [
+      'a bad duration',
+      'notify:\n  repage_after: 30 minutes\n',
+      `${FILE}:2: notify.repage_after: duration "30 minutes" is not a duration; expected e.g. 90s, 3m, 1.5s, 6h, 250ms`,
+    ],
+    ['a zero duration', 'notify:\n  repage_after: 0s\n', `${FILE}:2: notify.repage_after: expected a duration above zero, or off`],
+    [
+      'a literal secret in headers',
+      'notify:\n  notifiers:\n    - kind: webhook\n      url: http://x\n      headers:\n        Accept: json\n        X-Token: abc123\n',
+      `${FILE}:7: notify.notifiers.0.headers.X-Token: a literal secret in header X-Token is refused: write env:NAME or file:PATH and keep the secret there`,
+    ],
+    [
+      'a secret-looking value under an innocent header name',
+      'notify:\n  notifiers:\n    - kind: webhook\n      url: http://x\n      headers: { X-Api: "Bearer abcdefgh12345" }\n',
+      `${FILE}:5: notify.notifiers.0.headers.X-Api: a literal secret in header X-Api is refused: write env:NAME or file:PATH and keep the secret there`,
+    ],
+    [
+      'a literal ntfy token',
+      'notify:\n  notifiers:\n    - kind: ntfy\n      url: https://ntfy.sh/t\n      token: tk_abc\n',
+      `${FILE}:5: notify.notifiers.0.token: token is a secret: write env:NAME or file:PATH and keep the secret there`,
+    ],
+    [
+      'a literal Slack URL',
+      'notify:\n  notifiers:\n    - kind: slack\n      url: https://hooks.slack.com/services/T/B/x\n',
+      `${FILE}:4: notify.notifiers.0.url: a Slack webhook URL is a secret: write env:NAME or file:PATH and keep the secret there`,
+    ],
+    [
+      'a URL with a password in it',
+      'notify:\n  notifiers:\n    - { kind: webhook, url: "https://bob:pw123@example.com/hook" }\n',
+      `${FILE}:3: notify.notifiers.0.url: the URL holds a credential: write env:NAME or file:PATH and keep the secret there`,
+    ],
+    ['a URL that is not http', 'notify:\n  notifiers:\n    - { kind: webhook, url: "ftp://x" }\n', `${FILE}:3: notify.notifiers.0.url: "ftp://x" is not an http(s) URL`],
+    [
+      'a bad env: name',
+      'notify:\n  notifiers:\n    - { kind: slack, url: "env:SLACK-URL" }\n',
+      `${FILE}:3: notify.notifiers.0.url: "env:SLACK-URL": expected env:NAME with NAME of letters, digits and _`,
+    ],
+    [
+      'a bad kind',
+      'notify:\n  notifiers:\n    - kind: email\n      to: me@example.com\n',
+      `${FILE}:3: notify.notifiers.0.kind: expected kind to be one of webhook, ntfy, slack, command`,
+    ],
+    [
+      'a bad quiet-hours time',
+      'notify:\n  quiet_hours:\n    start: "22:00"\n    end: "7am"\n',
+      `${FILE}:4: notify.quiet_hours.end: expected a local time of day like "22:00"`,
+    ],
+    [
+      'an unknown urgent kind',
+      'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgent: [fire] }\n',
+      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"`,
+    ],
+    ['an empty argv', 'notify:\n  notifiers:\n    - { kind: command, argv: [] }\n', `${FILE}:3: notify.notifiers.0.argv: expected the command and its arguments`],
+    [
+      'two notifiers with one name',
+      'notify:\n  notifiers:\n    - { kind: webhook, url: "http://a", name: ops }\n    - { kind: ntfy, url: "http://b", name: ops }\n',
+      `${FILE}:4: notify.notifiers.1.name: two notifiers are called "ops"; give each its own name`,
+    ],
+    ['broken YAML', 'notify:\n  notifiers: [\n', `${FILE}:3: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`],
+  ])('refuses %s with file:line', (_what, yaml, expected) => {
+    expect(problem(yaml)).toBe(expected);
+  });
+});
+
+describe('loadNotifyConfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nightshift-notify-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('treats a missing default file as no paging, but a missing named file as an error', async () => {
+    expect((await loadNotifyConfig(configPath(dir))).notifiers).toEqual([]);
+    await expect(loadNotifyConfig(join(dir, 'nope.yaml'), { mustExist: true })).rejects.toThrow(/cannot read config/);
+  });
+
+  it('reads the file', async () => {
+    writeFileSync(configPath(dir), 'notify:\n  notifiers:\n    - { kind: command, argv: [notify-send, hi] }\n');
+    expect((await loadNotifyConfig(configPath(dir))).notifiers).toEqual([{ kind: 'command', name: 'command', argv: ['notify-send', 'hi'] }]);
+  });
+});
