@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseNotifyConfig } from './config.js';
 import type { Page } from './page.js';
-import { Harness, MIN, SEC, samplePage, webhookYaml, type Receiver } from './test-harness.js';
+import { Harness, MIN, SEC, samplePage, webhookYaml, type Receiver } from '../../test/helpers/notify-harness.js';
 
 const h = new Harness();
 afterEach(() => h.cleanup());

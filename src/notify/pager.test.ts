@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Harness, MIN, SEC, samplePage, webhookYaml } from './test-harness.js';
+import { Harness, MIN, SEC, samplePage, webhookYaml } from '../../test/helpers/notify-harness.js';
 
 const h = new Harness();
 afterEach(() => h.cleanup());

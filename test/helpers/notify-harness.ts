@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ManualClock } from '../core/clock.js';
-import { parseNotifyConfig } from './config.js';
-import type { Page } from './page.js';
-import { Pager, type PagerOptions } from './pager.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { parseNotifyConfig } from '../../src/notify/config.js';
+import type { Page } from '../../src/notify/page.js';
+import { Pager, type PagerOptions } from '../../src/notify/pager.js';
 
 export const SEC = 1_000;
 export const MIN = 60 * SEC;
