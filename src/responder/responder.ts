@@ -10,7 +10,7 @@
 import { cursorAllows, NEAR_ROWS, tailWindow, type PromptMatch, type RiskPattern } from '../core/prompt-match.js';
 import { lastNonBlankRow } from '../core/screen-snapshot.js';
 import type { PromptClass } from '../core/task-state.js';
-import type { PromptResponder, ResponderInput } from '../core/watchdog-types.js';
+import type { PromptResponder, ResponderDecision, ResponderInput } from '../core/watchdog-types.js';
 import { commandFromPrompt, packagesFromPrompt, parseInstallCommand, type PackageRef } from './packages.js';
 import { checkPackage, jobRegistry, type Policy } from './policy.js';
 import { scanRisks, type RiskHit } from './risk.js';
@@ -19,15 +19,11 @@ export type { ResponderInput };
 
 export type Layer = 'classify' | 'risk' | 'policy' | 'guard' | 'act';
 
-export interface Decision {
-  readonly kind: 'answer' | 'escalate';
+/** The core's decision shape, narrowed: which layer, what was read, which risks hit. */
+export interface Decision extends ResponderDecision {
   readonly layer: Layer;
-  readonly why: string;
-  readonly class: PromptClass;
   readonly packages: readonly PackageRef[];
-  readonly command: string | null;
   readonly risks: readonly RiskHit[];
-  readonly keys: readonly string[];
 }
 
 interface Classified {
