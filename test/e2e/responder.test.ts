@@ -143,10 +143,14 @@ function npmSandbox(): { userconfig: string; cache: () => string } {
   };
 }
 
-/** `env … npx PKG ARGS`: the command line of a job that makes real npx ask to install PKG. */
+/**
+ * `env … npx PKG ARGS`: the command line of a job that makes real npx ask to
+ * install PKG. `-u CI`: under CI=true (as CI runs this suite) npx installs
+ * without asking, so the variable is kept from the job.
+ */
 function npx(sandbox: ReturnType<typeof npmSandbox>, ...cmd: string[]): string[] {
   return [
-    'env', `npm_config_userconfig=${sandbox.userconfig}`, `npm_config_cache=${sandbox.cache()}`,
+    'env', '-u', 'CI', `npm_config_userconfig=${sandbox.userconfig}`, `npm_config_cache=${sandbox.cache()}`,
     'npm_config_update_notifier=false', 'npm_config_fund=false', 'npm_config_audit=false',
     'npx', ...cmd,
   ];
