@@ -43,7 +43,7 @@ async function drill(paths: string[], flags: DrillFlags): Promise<number> {
   }
   for (const file of files) {
     try {
-      results.push(await drillFile(file, bundle, watchdogConfig(flags)));
+      results.push(await drillFile(file, bundle, watchdogConfig(flags), rulesPath));
     } catch (e) {
       if (!isInputError(e)) throw e;
       errors.push(describeError(e));

@@ -17,6 +17,8 @@ import { registerSend } from './send.js';
 import { registerShow } from './show.js';
 import { registerShutdown } from './shutdown.js';
 import { registerSubmit } from './submit.js';
+import { registerResume } from './resume.js';
+import { registerStats } from './stats.js';
 
 function buildProgram(): Command {
   const program = new Command('nightshift')
@@ -29,7 +31,7 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
-  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown]) {
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats]) {
     register(program);
   }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.

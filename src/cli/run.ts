@@ -7,6 +7,7 @@ import type { Action } from '../core/watchdog-types.js';
 import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { shellExitCode } from '../supervisor/evidence.js';
+import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
@@ -18,6 +19,8 @@ interface RunFlags extends WatchdogFlags {
   state?: string;
   rules?: string;
   policy?: string;
+  agent?: string;
+  profile?: string;
   cols?: number;
   rows?: number;
   json?: boolean;
@@ -41,6 +44,8 @@ export function registerRun(program: Command): void {
     .option('--env <NAME=value>', 'set an environment variable for the job (repeatable)', envPair, [])
     .option('--state <dir>', 'state directory (default: $NIGHTSHIFT_STATE or ./state)')
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
+    .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
+    .option('--profile <name>', 'probe profile from rules/probes.yaml (default: default)')
     .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory; it answers nothing until filled in)')
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
@@ -57,6 +62,7 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const rulesPath = resolve(flags.rules ?? defaultRulesPath());
   const policyPath = flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath);
   const bundle = await loadBundle(rulesPath, policyPath);
+  const agent = await agentOption(argv, rulesPath, flags.agent, flags.profile);
   const env = { ...(process.env as Record<string, string>) };
   for (const pair of flags.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
   const cols = flags.cols ?? process.stdout.columns ?? 120;
@@ -68,6 +74,7 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const job = await LiveJob.start(spec, {
     paths,
     bundle,
+    ...(agent ? { agent } : {}),
     reload: { rulesPath, policyPath },
     onReloadProblem: (problem) =>
       process.stderr.write(

@@ -16,6 +16,8 @@ interface SubmitFlags extends StateFlag {
   maxTokens?: number;
   maxIdle?: number;
   priority: number;
+  agent?: string;
+  profile?: string;
   after: string[];
   json?: boolean;
 }
@@ -41,6 +43,8 @@ export function registerSubmit(program: Command): void {
       .option('--max-wall <duration>', 'stop the job after this long (budget:wall)', durationArg('--max-wall'))
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--max-idle <duration>', 'stop when nothing moves this long (budget:no-progress)', durationArg('--max-idle'))
+      .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
+      .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
       .option('--after <job>', 'start only after this job succeeded (repeatable)', collect, [])
       .option('--json', 'print the job record as JSON'),
@@ -49,7 +53,12 @@ export function registerSubmit(program: Command): void {
       name: f.name ?? `${basename(argv[0]!).replace(/[^A-Za-z0-9._-]/g, '-')}-${randomBytes(2).toString('hex')}`,
       command: argv,
       cwd: resolve(f.cwd ?? '.'),
-      env: Object.fromEntries(f.env.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])),
+      // The agent and probe profile travel in the job's environment (the board keeps env).
+      env: {
+        ...Object.fromEntries(f.env.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])),
+        ...(f.agent ? { NIGHTSHIFT_AGENT: f.agent } : {}),
+        ...(f.profile ? { NIGHTSHIFT_PROFILE: f.profile } : {}),
+      },
       policy: f.policy ? resolve(f.policy) : null,
       rules: null,
       budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null },

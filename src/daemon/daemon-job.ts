@@ -12,6 +12,7 @@ import type { Page } from '../notify/page.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { shellExitCode } from '../supervisor/evidence.js';
 import { createJobDir } from '../supervisor/job-dir.js';
+import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
 
 export interface DaemonJobDeps {
@@ -48,11 +49,13 @@ export class DaemonJob {
     const { id: _id, ...files } = paths;
     deps.board.update(rec.id, { paths: files });
     const [command, ...args] = rec.command as [string, ...string[]];
+    const agent = await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE);
     job.liveJob = await LiveJob.start(
       { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
       {
         paths,
         bundle: deps.bundle,
+        ...(agent ? { agent } : {}),
         reload: { rulesPath: deps.rulesPath, policyPath: deps.policyPath },
         config: deps.config,
         answerQueries: true,

@@ -5,6 +5,8 @@ import type { WatchdogConfig } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { loadPolicy } from '../rules/policy-file.js';
+import { loadProbeConfig } from '../probes/profiles-file.js';
+import { probesFile } from '../supervisor/agent-option.js';
 import { readCast } from '../record/cast-reader.js';
 import { InputError } from '../util/errors.js';
 import { loadScenario } from './expectations.js';
@@ -38,11 +40,17 @@ async function castsIn(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function drillFile(file: string, bundle: RuleBundle, base: WatchdogConfig): Promise<ScenarioResult> {
+async function drillProbeProfile(rulesPath: string | undefined) {
+  const file = rulesPath ? probesFile(rulesPath) : null;
+  return file ? (await loadProbeConfig(file)).profile() : undefined;
+}
+
+export async function drillFile(file: string, bundle: RuleBundle, base: WatchdogConfig, rulesPath?: string): Promise<ScenarioResult> {
   const scenario = await loadScenario(file, base);
   const cast = await readCast(file);
   const policy = scenario.policyFile ? await loadPolicy(scenario.policyFile) : bundle.policy;
   const responder = new Responder(bundle.rules.risks, policy);
-  const replay = await replayCast(cast, bundle.rules, scenario.config, responder);
+  const probes = await drillProbeProfile(rulesPath);
+  const replay = await replayCast(cast, bundle.rules, scenario.config, responder, probes);
   return buildResult(file, replay, scenario.expect, scenario.description);
 }

@@ -10,6 +10,8 @@ import { Watchdog } from '../core/watchdog.js';
 import { SCREEN_SAMPLE_MS, type Action, type PromptResponder, type WatchdogConfig, type WatchdogRules } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
 import { Screen } from '../screen/screen.js';
+import type { ProbeProfile } from '../probes/index.js';
+import { DrillAgent } from './drill-agent.js';
 
 export interface Replay {
   /** Seconds from the first to the last event (the end marker or exit). */
@@ -23,8 +25,15 @@ export interface Replay {
  * The recording's environment (registry settings recorded with the job)
  * stands in for the job's, so a drill judges sources as the live run did.
  */
-export async function replayCast(cast: Cast, rules: WatchdogRules, config: WatchdogConfig, responder?: PromptResponder): Promise<Replay> {
+export async function replayCast(
+  cast: Cast,
+  rules: WatchdogRules,
+  config: WatchdogConfig,
+  responder?: PromptResponder,
+  probes?: ProbeProfile,
+): Promise<Replay> {
   const clock = new ManualClock(0);
+  const agent = probes ? new DrillAgent(probes, clock) : undefined;
   const env = cast.header.env ?? {};
   const wd = new Watchdog(rules, clock, config, { ...(responder ? { responder } : {}), env });
   const screen = new Screen(cast.header.width, cast.header.height);
@@ -36,13 +45,14 @@ export async function replayCast(cast: Cast, rules: WatchdogRules, config: Watch
       const t = Math.round(ev.t * 1_000);
       feed.flushBefore(t);
       advance(wd, clock, t);
-      bytes += await apply(ev, wd, feed);
+      bytes += await apply(ev, wd, feed, agent);
       if (wd.state === 'done') break;
     }
     feed.flush();
     const end = cast.events.at(-1)?.t ?? 0;
     advance(wd, clock, Math.round(end * 1_000));
-    return { duration: end, transitions: wd.history, actions: wd.actions, bytes };
+    const actions = [...wd.actions, ...(agent?.actions ?? [])].sort((a, b) => a.t - b.t);
+    return { duration: end, transitions: wd.history, actions, bytes };
   } finally {
     screen.dispose();
   }
@@ -101,7 +111,7 @@ function advance(wd: Watchdog, clock: ManualClock, t: number): void {
   wd.tick();
 }
 
-async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed): Promise<number> {
+async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed, agent: DrillAgent | undefined): Promise<number> {
   switch (ev.code) {
     case 'o':
       await feed.write(ev.data);
@@ -117,7 +127,7 @@ async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed): Promise<nu
       return 0;
     case 'm':
       feed.flush();
-      applyMarker(ev.data, wd);
+      if (!agent?.marker(ev.data)) applyMarker(ev.data, wd);
       return 0;
     default:
       // 'i' (keys typed during recording) and unknown codes do not move the watchdog.

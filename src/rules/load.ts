@@ -26,8 +26,11 @@ interface RuleParts {
   risks: RiskPattern[];
 }
 
-/** Policy files share the rules folder but have their own loader (src/rules/policy.ts). */
+/** Policy files share the rules folder but have their own loader (src/rules/policy-file.ts). */
 export const isPolicyFile = (name: string) => /(^|\/)policy[^/]*\.(ya?ml|json)$/.test(name);
+
+/** Probe profiles (src/probes/profiles-file.ts) share the folder too. */
+export const isProbeFile = (name: string) => /(^|\/)probes\.(ya?ml|json)$/.test(name);
 
 const RULE_EXT = /\.(ya?ml|json)$/;
 
@@ -39,7 +42,7 @@ export async function ruleFiles(path: string): Promise<string[]> {
     throw new InputError(`rules path does not exist: ${path}`, { file: path, cause });
   }
   if (info.isFile()) return [path];
-  const names = (await readdir(path)).filter((n) => RULE_EXT.test(n) && !isPolicyFile(n)).sort();
+  const names = (await readdir(path)).filter((n) => RULE_EXT.test(n) && !isPolicyFile(n) && !isProbeFile(n)).sort();
   return names.map((n) => join(path, n));
 }
 

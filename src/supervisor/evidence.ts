@@ -84,6 +84,11 @@ export class EvidenceLog {
     });
   }
 
+  /** Any other evidence (probe verdicts): appended as given, with the job. */
+  record(r: object): void {
+    this.append({ ...r, job: this.job });
+  }
+
   /** Closes the open episode with what followed it. */
   transition(tr: Transition, wallTime: (t: number) => string): void {
     if (this.openKey === undefined || tr.from !== 'blocked') return;

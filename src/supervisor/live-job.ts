@@ -11,6 +11,9 @@ import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { RuleReloader } from './rule-reloader.js';
+import type { AgentKind } from '../core/agent-events.js';
+import type { ProbeProfile } from '../probes/index.js';
+import { JobAgent } from './job-agent.js';
 import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
@@ -55,6 +58,8 @@ export interface JobOptions {
    * the output and answers them itself, or the program would get two replies.
    */
   readonly answerQueries?: boolean;
+  /** The agent this job runs (transcript, probes); absent = a plain program. */
+  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
 }
 
 export class LiveJob {
@@ -74,6 +79,8 @@ export class LiveJob {
   private reloader: RuleReloader | undefined;
   private readonly responder: Responder;
   private stopCause: string | undefined;
+  private agent: JobAgent | undefined;
+  private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
 
   private constructor(
@@ -85,6 +92,7 @@ export class LiveJob {
     const env = { ...spec.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
     this.pty = PtyHost.spawn({ command: spec.command, args: [...spec.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
     const start = this.clock.now();
+    this.startedAt = start;
     this.log = jobLogger(p.log, p.id);
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
     this.screen = new Screen(spec.cols, spec.rows);
@@ -112,6 +120,7 @@ export class LiveJob {
     job.sampler.start(opts.procSampleMs ?? 1_000);
     await job.attachEvents();
     if (opts.reload) await job.watchRules(opts.reload.rulesPath, opts.reload.policyPath);
+    if (opts.agent) job.attachAgent(opts.agent.kind, opts.agent.profile);
     job.timer.arm();
     return job;
   }
@@ -191,6 +200,34 @@ export class LiveJob {
     this.pty.write(data);
   }
 
+  private attachAgent(kind: AgentKind, profile: ProbeProfile): void {
+    const job = this;
+    this.agent = new JobAgent(
+      {
+        id: this.id,
+        dir: this.opts.paths.dir,
+        name: this.spec.name ?? null,
+        argv: [this.spec.command, ...this.spec.args],
+        cwd: this.spec.cwd,
+        startedAt: this.startedAt,
+        now: () => this.clock.now(),
+        marker: (label) => this.cast.marker(this.clock.now(), label),
+        toolEvent: (e) => this.onTool(e),
+        action: (a) => this.onAction(a),
+        verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
+        sendText: (text) => this.sendText(text),
+        stop: (cause) => void this.stop(cause),
+        state: () => job.watchdog.state,
+        screen: () => this.screen.snapshot().rows,
+        log: (msg, fields) => this.log.info(fields ?? {}, msg),
+      },
+      kind,
+      profile,
+      this.spec.env,
+      this.pty.pid,
+    );
+  }
+
   private async watchRules(rulesPath: string, policyPath: string | null): Promise<void> {
     this.reloader = new RuleReloader(rulesPath, policyPath, {
       applied: (b) => {
@@ -268,6 +305,7 @@ export class LiveJob {
     this.sampler.stop();
     await this.events?.close();
     await this.reloader?.close();
+    await this.agent?.watch.close();
     this.cast.exit(now, shellExitCode(e));
     this.cast.close();
     this.watchdog.observe({
@@ -277,7 +315,10 @@ export class LiveJob {
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
     this.timer.stop();
-    this.summary.finish(e, this.screen.text());
+    const reason = this.watchdog.reason;
+    const success = (reason.code === 'exit' && reason.exitCode === 0) || reason.code === 'turn-ended';
+    if (this.agent && !success) this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    this.summary.finish(e, this.screen.text(), this.agent?.summary());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
     this.log.flush();
     this.feed.dispose();

@@ -29,6 +29,7 @@ export class JobSummary {
     transitions: SummaryTransition[];
     files: Record<string, string>;
     final_screen?: string;
+    agent?: Record<string, unknown>;
   };
 
   constructor(
@@ -72,10 +73,11 @@ export class JobSummary {
     this.write();
   }
 
-  finish(e: PtyExit, finalScreen: string): void {
+  finish(e: PtyExit, finalScreen: string, agent?: Record<string, unknown>): void {
     this.data.ended = new Date().toISOString();
     this.data.exit = { code: shellExitCode(e), signal: e.signal };
     this.data.final_screen = finalScreen;
+    if (agent) this.data.agent = agent;
     this.write();
   }
 

@@ -1,0 +1,206 @@
+/**
+ * Follows one job's agent transcript: waits for the file to appear (agents
+ * create it after they start, often only at the first prompt), picks the
+ * job's own file through the adapter's locate rules, reads it from the start
+ * while it grows, and emits the normalised AgentEvents plus the tool
+ * start/finish ToolEvents the watchdog's tool-call gap uses.
+ *
+ * Problems (an unreadable line, a failed look-up) are reported, never thrown:
+ * a transcript is evidence, not a dependency of the job.
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { AgentEvent } from '../core/agent-events.js';
+import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
+import { LineTail } from './tail.js';
+import type { AgentAdapter, AgentJob } from './types.js';
+
+export interface FollowOptions {
+  /** How often to look for the transcript until it is found. Default 250 ms. */
+  locatePollMs?: number;
+  /** Backstop re-read of the followed file for lost notifications; 0 turns it off. Default 1000 ms. */
+  safetyPollMs?: number;
+  /** Say once that no transcript turned up after this long (looking goes on); 0: never. Default 60 s. */
+  missingAfterMs?: number;
+}
+
+export class TranscriptFollower implements ToolEventSource {
+  private readonly agentListeners: Array<(e: AgentEvent) => void> = [];
+  private readonly toolListeners: Array<(e: ToolEvent) => void> = [];
+  private readonly problemListeners: Array<(m: string) => void> = [];
+  /** Held until the first listener of each kind arrives. */
+  private readonly queuedAgent: AgentEvent[] = [];
+  private readonly queuedTool: ToolEvent[] = [];
+  private readonly queuedProblems: string[] = [];
+  private tail: LineTail | undefined;
+  private state: unknown;
+  private file: string | null = null;
+  /** A short hash of each line handled, so a re-read after truncation repeats nothing it already said. */
+  private readonly handled: string[] = [];
+  private replaying = false;
+  private wake: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+  /** Resolves with the transcript's path once it is being followed, or null if closed first. */
+  readonly found: Promise<string | null>;
+
+  constructor(
+    readonly adapter: AgentAdapter,
+    readonly job: AgentJob,
+    private readonly opts: FollowOptions = {},
+  ) {
+    this.found = this.run();
+  }
+
+  /** The followed transcript, once found. */
+  get path(): string | null {
+    return this.file;
+  }
+
+  onAgentEvent(listener: (event: AgentEvent) => void): void {
+    this.agentListeners.push(listener);
+    for (const e of this.queuedAgent.splice(0)) this.call(listener, e);
+  }
+
+  /** Tool starts and finishes (ToolEventSource): ids are the tool-call events' ids, so they pair. */
+  onEvent(listener: (event: ToolEvent) => void): void {
+    this.toolListeners.push(listener);
+    for (const e of this.queuedTool.splice(0)) this.call(listener, e);
+  }
+
+  onProblem(listener: (message: string) => void): void {
+    this.problemListeners.push(listener);
+    for (const m of this.queuedProblems.splice(0)) safeCall(listener, m);
+  }
+
+  /** Stops looking, reads what the file holds now (complete lines), then stops following. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.wake?.();
+      await this.found;
+      await this.tail?.close();
+      this.closed = true;
+    })();
+    return this.closing;
+  }
+
+  private async run(): Promise<string | null> {
+    const started = Date.now();
+    const missingAfter = this.opts.missingAfterMs ?? 60_000;
+    let lastError = '';
+    let warned = false;
+    while (this.closing === undefined) {
+      try {
+        const path = await this.adapter.locate(this.job);
+        if (path !== null && (await isFile(path))) return await this.follow(path);
+        lastError = '';
+      } catch (e) {
+        const m = errText(e);
+        if (m !== lastError) this.problem(`looking for the ${this.adapter.kind} transcript failed: ${m}`);
+        lastError = m;
+      }
+      if (!warned && missingAfter > 0 && Date.now() - started >= missingAfter) {
+        warned = true;
+        this.problem(`no ${this.adapter.kind} transcript for the job in ${this.job.cwd} after ${+(missingAfter / 1000).toFixed(1)} s; still looking`);
+      }
+      await this.sleep(this.opts.locatePollMs ?? 250);
+    }
+    return null;
+  }
+
+  private async follow(path: string): Promise<string> {
+    this.file = path;
+    this.state = this.adapter.newState(basename(path));
+    this.tail = await LineTail.open(
+      path,
+      {
+        line: (text, lineNo) => this.onLine(text, lineNo),
+        restart: () => this.onRestart(),
+        problem: (m) => this.problem(m),
+      },
+      this.opts.safetyPollMs ?? 1000,
+    );
+    return path;
+  }
+
+  private onLine(text: string, lineNo: number): void {
+    const r = this.adapter.parse(text, lineNo, this.state);
+    const hash = createHash('sha1').update(text).digest('base64').slice(0, 12);
+    if (this.replaying) {
+      // The same line as before: parsed only to rebuild the parser's state.
+      if (this.handled[lineNo - 1] === hash) return;
+      // The content differs from here on: it is new, report it.
+      this.replaying = false;
+      this.handled.length = lineNo - 1;
+    }
+    this.handled[lineNo - 1] = hash;
+    if (!Array.isArray(r)) {
+      this.problem(`${this.file}:${lineNo}: ${r.error}`);
+      return;
+    }
+    for (const e of r) this.emit(e);
+  }
+
+  private onRestart(): void {
+    this.state = this.adapter.newState(basename(this.file ?? ''));
+    this.replaying = true;
+    this.problem(`${this.file}: the transcript shrank or was replaced; reading it again from the start`);
+  }
+
+  private emit(e: AgentEvent): void {
+    if (this.closed) return;
+    this.fanOut(this.agentListeners, this.queuedAgent, e);
+    if (e.kind === 'tool-call') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'start', name: e.tool, id: e.id });
+    if (e.kind === 'tool-result') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'finish', name: e.tool, id: e.callId, ok: e.ok });
+  }
+
+  private fanOut<T>(listeners: Array<(e: T) => void>, queue: T[], e: T): void {
+    if (listeners.length === 0) queue.push(e);
+    for (const l of listeners) this.call(l, e);
+  }
+
+  private call<T>(listener: (e: T) => void, e: T): void {
+    try {
+      listener(e);
+    } catch (err) {
+      this.problem(`${this.file ?? this.adapter.kind}: event listener failed: ${errText(err)}`);
+    }
+  }
+
+  private problem(message: string): void {
+    if (this.closed) return;
+    if (this.problemListeners.length === 0) this.queuedProblems.push(message);
+    for (const l of this.problemListeners) safeCall(l, message);
+  }
+
+  /** A pause that close() cuts short. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref();
+      this.wake = wake;
+    });
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then((st) => st.isFile(), () => false);
+}
+
+function safeCall(listener: (m: string) => void, message: string): void {
+  try {
+    listener(message);
+  } catch {
+    // A failing problem reporter has nowhere left to report to.
+  }
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,173 @@
+/**
+ * Follows a file that another process appends to, from its start, and hands
+ * over complete lines. The approach of src/events/event-file.ts, for any
+ * line format: chokidar drops a 'change' within 50 ms of the previous one
+ * (and a raw notification within 5 ms) and never replays it, so we also
+ * listen to 'raw', end each burst with one re-read timed after chokidar's
+ * throttle clears, and stat on a slow timer as a backstop for file systems
+ * that lose notifications.
+ */
+import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'chokidar';
+
+export interface TailHandlers {
+  line(text: string, lineNo: number): void;
+  /** The file shrank or was replaced: reading restarts at its beginning. */
+  restart(): void;
+  problem(message: string): void;
+}
+
+const TRAILING_READ_MS = 75;
+const CHUNK = 1 << 20;
+
+export class LineTail {
+  private readonly lines = new LineSplitter();
+  private offset = 0;
+  private ino: number | undefined;
+  private watcher: FSWatcher | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
+  private trailing: NodeJS.Timeout | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly on: TailHandlers,
+  ) {}
+
+  static async open(path: string, on: TailHandlers, safetyPollMs = 1000): Promise<LineTail> {
+    const tail = new LineTail(path, on);
+    // Watch before the first read: anything appended in between is seen by one or the other.
+    tail.watcher = watch(path, { persistent: false, ignoreInitial: true, awaitWriteFinish: false });
+    tail.watcher.on('all', () => tail.kick());
+    tail.watcher.on('raw', () => tail.kick());
+    tail.watcher.on('error', (e) => on.problem(`${path}: watch failed: ${errText(e)}`));
+    await new Promise<void>((resolve) => tail.watcher?.once('ready', resolve));
+    await tail.drain();
+    if (safetyPollMs > 0) {
+      tail.poll = setInterval(() => void tail.drain(), safetyPollMs);
+      tail.poll.unref();
+    }
+    return tail;
+  }
+
+  /** Reads what is there now (complete lines only: a torn last line is an unfinished write), then stops. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearTimeout(this.trailing);
+      clearInterval(this.poll);
+      await this.watcher?.close();
+      await this.drain();
+      this.closed = true;
+    })();
+    return this.closing;
+  }
+
+  /** Reads new data now (also what the timers and the watcher do). */
+  drain(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        await this.readNew();
+      } while (this.again);
+    })().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private kick(): void {
+    if (this.closing) return;
+    void this.drain();
+    clearTimeout(this.trailing);
+    this.trailing = setTimeout(() => void this.drain(), TRAILING_READ_MS);
+    this.trailing.unref();
+  }
+
+  private async readNew(): Promise<void> {
+    let fh: FileHandle;
+    try {
+      fh = await openFile(this.path, 'r');
+    } catch (e) {
+      // Deleted: start over if it comes back. Anything else is worth a word.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.reset(undefined);
+      else this.on.problem(`${this.path}: cannot read: ${errText(e)}`);
+      return;
+    }
+    try {
+      await this.readFrom(fh);
+    } catch (e) {
+      this.on.problem(`${this.path}: cannot read: ${errText(e)}`);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async readFrom(fh: FileHandle): Promise<void> {
+    const st = await fh.stat();
+    // Truncated or replaced: the old offset means nothing in the new content.
+    if (st.size < this.offset || (this.ino !== undefined && st.ino !== this.ino)) {
+      this.reset(st.ino);
+      this.on.restart();
+    }
+    this.ino = st.ino;
+    while (this.offset < st.size) {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK, st.size - this.offset));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
+      if (bytesRead === 0) break; // truncated under us; the next pass restarts
+      this.offset += bytesRead;
+      for (const l of this.lines.push(buf.subarray(0, bytesRead))) this.deliver(l.text, l.lineNo);
+    }
+  }
+
+  private deliver(text: string, lineNo: number): void {
+    try {
+      this.on.line(text, lineNo);
+    } catch (e) {
+      this.on.problem(`${this.path}:${lineNo}: line handler failed: ${errText(e)}`);
+    }
+  }
+
+  private reset(ino: number | undefined): void {
+    this.offset = 0;
+    this.ino = ino;
+    this.lines.reset();
+  }
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Splits bytes into lines; splitting on 0x0A before decoding keeps multi-byte characters whole. */
+export class LineSplitter {
+  private pending: Buffer = Buffer.alloc(0);
+  private lineNo = 0;
+
+  push(chunk: Buffer): Array<{ text: string; lineNo: number }> {
+    const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    const out: Array<{ text: string; lineNo: number }> = [];
+    let start = 0;
+    let nl: number;
+    while ((nl = data.indexOf(0x0a, start)) !== -1) {
+      const text = data.toString('utf8', start, nl);
+      out.push({ text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo: ++this.lineNo });
+      start = nl + 1;
+    }
+    // Copy: a subarray would pin the whole read chunk for one partial line.
+    this.pending = Buffer.from(data.subarray(start));
+    return out;
+  }
+
+  reset(): void {
+    this.pending = Buffer.alloc(0);
+    this.lineNo = 0;
+  }
+}

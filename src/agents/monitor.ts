@@ -1,0 +1,87 @@
+/**
+ * Turns probe verdicts into responses, layered like the responder:
+ *   announce-then-stop → nudge ("continue"), at most 2 per turn; the same
+ *     guard failing 3 turns in a row or 6 times in the job → escalate instead;
+ *   loops (repeated action/failure, alternation), no progress, fake completion → escalate;
+ *   budget overrun → stop;
+ *   unverified change → recorded only (the job's summary says unverified).
+ * Pure: events and git facts in, responses out; each verdict answered once.
+ */
+import type { AgentEvent } from '../core/agent-events.js';
+import { runProbes, verdictKey, type ProbeContext, type ProbeProfile, type Verdict } from '../probes/index.js';
+
+export type ResponseKind = 'nudge' | 'escalate' | 'stop' | 'record';
+
+export interface MonitorResponse {
+  readonly kind: ResponseKind;
+  readonly verdict: Verdict;
+  readonly why: string;
+}
+
+export const NUDGES_PER_TURN = 2;
+export const GUARD_FAILS_IN_A_ROW = 3;
+export const GUARD_FAILS_PER_JOB = 6;
+
+const ESCALATE = new Set(['repeated-action', 'repeated-failure', 'alternation', 'no-progress', 'fake-completion']);
+
+export class AgentMonitor {
+  private readonly events: AgentEvent[] = [];
+  private readonly seen = new Set<string>();
+  private readonly nudgesByTurn = new Map<string, number>();
+  private guardFailsInARow = 0;
+  private guardFailsTotal = 0;
+  private tokens = 0;
+  private steps = 0;
+  private lastFinal: string | null = null;
+  private unverified = false;
+
+  constructor(private readonly profile: ProbeProfile) {}
+
+  get stats() {
+    return { steps: this.steps, tokens: this.tokens, finalText: this.lastFinal, unverified: this.unverified, events: this.events.length, openCalls: this.openCalls() };
+  }
+
+  /** Tool calls nobody saw return: their outcome is unknown. */
+  private openCalls(): string[] {
+    const done = new Set(this.events.flatMap((e) => (e.kind === 'tool-result' ? [e.callId] : [])));
+    return this.events.flatMap((e) => (e.kind === 'tool-call' && !done.has(e.id) ? [`${e.tool} ${e.canonical}`.slice(0, 200)] : []));
+  }
+
+  /** Feeds one event; probes run when a tool result, usage or turn end arrives. */
+  observe(e: AgentEvent, ctx: ProbeContext): MonitorResponse[] {
+    this.events.push(e);
+    if (e.kind === 'tool-call') this.steps++;
+    if (e.kind === 'usage') this.tokens += e.inputTokens + e.outputTokens;
+    if (e.kind === 'turn-end') this.lastFinal = e.finalText;
+    if (e.kind !== 'tool-result' && e.kind !== 'turn-end' && e.kind !== 'usage') return [];
+    const fresh = runProbes(this.events, this.profile, ctx).filter((v) => !this.seen.has(verdictKey(v)));
+    for (const v of fresh) this.seen.add(verdictKey(v));
+    const out = fresh.map((v) => this.respond(v));
+    if (e.kind === 'turn-end' && !fresh.some((v) => v.probe === 'announce-then-stop')) this.guardFailsInARow = 0;
+    return out;
+  }
+
+  private respond(v: Verdict): MonitorResponse {
+    if (v.probe === 'budget-overrun') return { kind: 'stop', verdict: v, why: v.message };
+    if (v.probe === 'unverified-change') {
+      this.unverified = true;
+      return { kind: 'record', verdict: v, why: v.message };
+    }
+    if (v.probe === 'announce-then-stop') return this.nudgeOrEscalate(v);
+    if (ESCALATE.has(v.probe)) return { kind: 'escalate', verdict: v, why: v.message };
+    return { kind: 'record', verdict: v, why: v.message };
+  }
+
+  private nudgeOrEscalate(v: Verdict): MonitorResponse {
+    this.guardFailsInARow++;
+    this.guardFailsTotal++;
+    const turn = v.turn ?? 'job';
+    const used = this.nudgesByTurn.get(turn) ?? 0;
+    if (this.guardFailsInARow >= GUARD_FAILS_IN_A_ROW || this.guardFailsTotal >= GUARD_FAILS_PER_JOB) {
+      return { kind: 'escalate', verdict: v, why: `${v.message}; announced and stopped ${this.guardFailsInARow} turn(s) in a row, ${this.guardFailsTotal} in the job: stop nudging` };
+    }
+    if (used >= NUDGES_PER_TURN) return { kind: 'escalate', verdict: v, why: `${v.message}; already nudged ${used} times this turn` };
+    this.nudgesByTurn.set(turn, used + 1);
+    return { kind: 'nudge', verdict: v, why: v.message };
+  }
+}

@@ -1,0 +1,48 @@
+/** `nightshift stats [--json]` — probe verdicts over the board's history, by probe and by agent. */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { JobRecord } from '../board/types.js';
+import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+
+interface Counts {
+  jobs: number;
+  verdicts: number;
+  by_probe: Record<string, number>;
+  by_agent: Record<string, Record<string, number>>;
+  by_response: Record<string, number>;
+}
+
+export function registerStats(program: Command): void {
+  addStateFlag(program.command('stats').description('count probe verdicts by probe and by agent over every job on the board').option('--json', 'one JSON document')).action(
+    async (f: StateFlag & { json?: boolean }) => {
+      const jobs = await callDaemon<JobRecord[]>(f, 'board');
+      const c = countVerdicts(jobs);
+      if (f.json) return printJson(c);
+      const lines = [`${c.verdicts} verdict(s) over ${c.jobs} job(s)`, 'by probe:'];
+      for (const [p, n] of Object.entries(c.by_probe).sort()) lines.push(`  ${p.padEnd(22)} ${n}`);
+      lines.push('by agent:');
+      for (const [a, probes] of Object.entries(c.by_agent).sort()) {
+        lines.push(`  ${a}: ${Object.entries(probes).map(([p, n]) => `${p} ${n}`).join(', ')}`);
+      }
+      lines.push(`responses: ${Object.entries(c.by_response).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    },
+  );
+}
+
+export function countVerdicts(jobs: readonly JobRecord[]): Counts {
+  const c: Counts = { jobs: jobs.length, verdicts: 0, by_probe: {}, by_agent: {}, by_response: {} };
+  for (const j of jobs) {
+    if (!j.paths || !existsSync(j.paths.evidence)) continue;
+    for (const line of readFileSync(j.paths.evidence, 'utf8').split('\n')) {
+      if (!line.includes('"type":"verdict"')) continue;
+      const v = JSON.parse(line) as { probe: string; agent: string; response: string };
+      c.verdicts++;
+      c.by_probe[v.probe] = (c.by_probe[v.probe] ?? 0) + 1;
+      const a = (c.by_agent[v.agent] ??= {});
+      a[v.probe] = (a[v.probe] ?? 0) + 1;
+      c.by_response[v.response] = (c.by_response[v.response] ?? 0) + 1;
+    }
+  }
+  return c;
+}

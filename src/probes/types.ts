@@ -1,0 +1,115 @@
+/**
+ * Shapes shared by the trajectory probes. Probes are pure functions of the
+ * normalised event stream (src/core/agent-events.ts), a profile and a small
+ * context the caller measures (git); they never read files or clocks, so a
+ * recorded trajectory gives the same verdicts on every replay.
+ */
+import type { AgentEvent, ToolRole } from '../core/agent-events.js';
+
+export type Severity = 'info' | 'warn' | 'critical';
+
+export interface Verdict {
+  readonly probe: string;
+  readonly severity: Severity;
+  readonly message: string;
+  /** Stable event ids (never list positions), oldest first. */
+  readonly evidence: readonly string[];
+  /**
+   * The turn the verdict is about: its turn-start id, or its first event's id
+   * when the stream began mid-turn. null for job-wide verdicts (budget).
+   */
+  readonly turn: string | null;
+}
+
+/** Numbers of a profile; see rules/probes.yaml for what each means and why. */
+export interface Thresholds {
+  /** repeated-action: how many recent tool calls to look at. */
+  readonly window: number;
+  /** repeated-action: identical calls (same call, same outcome) in the window that count as a loop. */
+  readonly repeat: number;
+  /** repeated-failure: the same tool failing the same way this many times in a row. */
+  readonly failRepeat: number;
+  /** no-progress: consecutive tool results that add nothing new. */
+  readonly noProgress: number;
+  /** alternation: length of an A/B/A/B… run of tool calls. */
+  readonly alternation: number;
+  /** budget-overrun: tool calls in the job. */
+  readonly maxSteps: number;
+  /** budget-overrun: input (cache reads included) + output tokens in the job. */
+  readonly maxTokens: number;
+}
+
+/** A shell command (one segment of a command line) and what it does. */
+export interface CommandRule {
+  readonly match: RegExp;
+  readonly role: ToolRole;
+  /** Changes the world outside the working tree's files (commit, push, PR): counts for claims, not as a file write. */
+  readonly sideEffect: boolean;
+}
+
+/** A tool name pattern (MCP and other tools not listed by name). */
+export interface ToolPattern {
+  readonly match: RegExp;
+  readonly role: ToolRole;
+  readonly sideEffect: boolean;
+}
+
+export interface AnnounceRules {
+  /** Tail patterns that trigger on their own (matched against the last sentence). */
+  readonly english: readonly RegExp[];
+  /** Trigger word + action verb; only in a turn that already called a tool. */
+  readonly chinese: readonly RegExp[];
+  /** Last sentences that look like an announcement but are courtesy ("let me know"). */
+  readonly except: readonly RegExp[];
+  /** A reply whose last character is a colon announces (any language, any length). */
+  readonly trailingColon: boolean;
+  /** Longer replies are real answers, not announcements (the colon rule still applies). */
+  readonly maxChars: number;
+}
+
+export interface ClaimRules {
+  /** A sentence claiming the work is done. */
+  readonly patterns: readonly RegExp[];
+  /** A claim sentence that also matches one of these is not a claim ("not fixed yet"). */
+  readonly negations: readonly RegExp[];
+}
+
+/** Shared by all profiles of one config file. */
+export interface ProbeRules {
+  /** Exact tool name → role. */
+  readonly tools: ReadonlyMap<string, ToolRole>;
+  /** For names not in `tools`, first match wins. */
+  readonly toolPatterns: readonly ToolPattern[];
+  /** Argument keys holding a shell tool's command line, in order of preference. */
+  readonly commandKeys: readonly string[];
+  /** For each segment of a shell command line, first match wins. */
+  readonly commands: readonly CommandRule[];
+  readonly announce: AnnounceRules;
+  readonly claims: ClaimRules;
+}
+
+export interface ProbeProfile extends Thresholds {
+  readonly name: string;
+  readonly rules: ProbeRules;
+}
+
+/** Facts the caller measures outside the event stream. */
+export interface ProbeContext {
+  /**
+   * Whether `git status --porcelain` of the job's cwd changed during the
+   * stream's LAST turn; null = unknown (not a repository, not measured),
+   * which counts as "no evidence of writes".
+   */
+  readonly gitChanged: boolean | null;
+  /** The same for earlier turns, by turn id (Verdict.turn); a missing turn is unknown. */
+  readonly gitChangedByTurn?: Readonly<Record<string, boolean | null>>;
+  /** The job reached a terminal state. Default: the stream's last event is a turn-end. */
+  readonly jobFinished?: boolean;
+}
+
+export type Probe = (events: readonly AgentEvent[], profile: ProbeProfile, ctx: ProbeContext) => Verdict[];
+
+export type ToolCallEvent = Extract<AgentEvent, { kind: 'tool-call' }>;
+export type ToolResultEvent = Extract<AgentEvent, { kind: 'tool-result' }>;
+export type TurnStartEvent = Extract<AgentEvent, { kind: 'turn-start' }>;
+export type TurnEndEvent = Extract<AgentEvent, { kind: 'turn-end' }>;

@@ -1,0 +1,30 @@
+/** Which agent a job runs and with which probe profile (rules/probes.yaml). */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectAgent } from '../adapters/index.js';
+import type { AgentKind } from '../core/agent-events.js';
+import { loadProbeConfig } from '../probes/profiles-file.js';
+import type { ProbeProfile } from '../probes/index.js';
+
+export function probesFile(rulesPath: string): string | null {
+  const dir = existsSync(rulesPath) && statSync(rulesPath).isDirectory() ? rulesPath : null;
+  const file = dir ? join(dir, 'probes.yaml') : null;
+  return file && existsSync(file) ? file : null;
+}
+
+/**
+ * The agent options for a LiveJob, or undefined for a plain program (the
+ * generic event file already feeds the watchdog; transcripts need an agent).
+ */
+export async function agentOption(
+  argv: readonly string[],
+  rulesPath: string,
+  agent?: string,
+  profile?: string,
+): Promise<{ kind: AgentKind; profile: ProbeProfile } | undefined> {
+  const kind = detectAgent(argv, agent);
+  if (kind === 'generic') return undefined;
+  const file = probesFile(rulesPath);
+  if (!file) return undefined;
+  return { kind, profile: (await loadProbeConfig(file)).profile(profile) };
+}

@@ -1,0 +1,131 @@
+/**
+ * Connects a LiveJob to its agent: transcript events become recording
+ * markers (so drills replay them), tool events feed the watchdog, probe
+ * verdicts become evidence and actions (nudge, escalate, stop), a finished
+ * turn ends a job given its task up front, and a stop writes a resume card.
+ */
+import type { AgentEvent, AgentKind } from '../core/agent-events.js';
+import type { ToolEvent } from '../core/tool-events.js';
+import type { Action } from '../core/watchdog-types.js';
+import type { MonitorResponse } from '../agents/monitor.js';
+import type { ProbeProfile } from '../probes/index.js';
+import { AgentWatch, taskUpFront } from './agent-watch.js';
+import { writeResumeCard, type ResumeCard } from './resume-card.js';
+
+/** What job-agent needs from a LiveJob (kept narrow so the two files stay apart). */
+export interface AgentHost {
+  readonly id: string;
+  readonly dir: string;
+  readonly name: string | null;
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly startedAt: number;
+  now(): number;
+  marker(label: string): void;
+  toolEvent(e: ToolEvent): void;
+  action(a: Action): void;
+  verdict(record: object): void;
+  sendText(text: string): Promise<void>;
+  stop(cause: string): void;
+  state(): string;
+  screen(): readonly string[];
+  log(msg: string, fields?: object): void;
+}
+
+export const NUDGE_TEXT = 'continue';
+
+export class JobAgent {
+  readonly watch: AgentWatch;
+  private finalText: string | null = null;
+  private session: string | null = null;
+
+  constructor(
+    private readonly host: AgentHost,
+    readonly kind: AgentKind,
+    profile: ProbeProfile,
+    env: Readonly<Record<string, string>>,
+    pid: number,
+  ) {
+    this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid }, profile, {
+      tool: (e) => host.toolEvent(e),
+      agentEvent: (e) => this.onEvent(e),
+      gitTurn: (turn, changed) => host.marker(`git:${turn}:${changed}`),
+      response: (r) => this.onResponse(r),
+      problem: (m) => host.log('transcript problem', { problem: m }),
+      turnEnded: (text) => this.onTurnEnded(text),
+    });
+  }
+
+  summary() {
+    const s = this.watch.monitor.stats;
+    return {
+      agent: this.kind,
+      transcript: this.watch.transcript,
+      final_answer: this.finalText,
+      verified: s.events === 0 ? null : !s.unverified,
+      steps: s.steps,
+      tokens: s.tokens,
+    };
+  }
+
+  private onEvent(e: AgentEvent): void {
+    this.host.marker(`agent:${JSON.stringify(e)}`);
+    if (e.kind === 'turn-end') this.finalText = e.finalText;
+    const sid = /^([0-9a-f-]{36})\.jsonl$/.exec(this.watch.transcript?.split('/').pop() ?? '');
+    if (sid) this.session = sid[1]!;
+  }
+
+  private onResponse(r: MonitorResponse): void {
+    const v = r.verdict;
+    this.host.verdict({ type: 'verdict', agent: this.kind, probe: v.probe, severity: v.severity, message: v.message, evidence: v.evidence, turn: v.turn, response: r.kind });
+    if (r.kind === 'record') return;
+    const now = this.host.now();
+    const kind: Action['kind'] = r.kind;
+    this.host.action({
+      t: now,
+      kind,
+      rule: null,
+      class: null,
+      prompt: null,
+      text: `${v.probe}: ${r.why}${r.kind === 'nudge' ? ` — sending "${NUDGE_TEXT}"` : ''}`,
+      reason: `probe:${v.probe}`,
+      since: now,
+      screen: this.host.screen(),
+      layer: 'probe',
+      why: r.why,
+      ...(r.kind === 'nudge' ? { keys: [NUDGE_TEXT, 'enter'] } : {}),
+    });
+    if (r.kind === 'nudge') void this.host.sendText(NUDGE_TEXT);
+    if (r.kind === 'stop') this.host.stop(`budget:${v.probe === 'budget-overrun' ? 'steps' : v.probe}`);
+  }
+
+  private onTurnEnded(text: string): void {
+    if (!taskUpFront(this.host.argv) || this.host.state() !== 'running') return;
+    this.finalText = text;
+    this.host.log('the agent finished its turn and waits at its input: done', { final: text.slice(0, 500) });
+    this.host.stop('turn-ended');
+  }
+
+  /** On any stop but success: what a person needs to pick the job up. */
+  writeCard(stopReason: string, detail: string | null, wallMs: number): void {
+    const s = this.watch.monitor.stats;
+    const card: ResumeCard = {
+      job: this.host.id,
+      name: this.host.name,
+      agent: this.kind,
+      goal: taskUpFront(this.host.argv) ? this.host.argv.at(-1)! : this.host.argv.join(' '),
+      stop_reason: stopReason,
+      stop_detail: detail,
+      time: new Date(this.host.now()).toISOString(),
+      verified: s.unverified ? [] : s.events ? ['no unverified change was seen'] : [],
+      open: s.unverified ? ['files were changed with no successful read/test/list afterwards'] : [],
+      budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
+      artefacts: this.watch.artefacts(),
+      unknown_outcome: s.openCalls,
+      command: [...this.host.argv],
+      cwd: this.host.cwd,
+      session: this.session,
+    };
+    writeResumeCard(this.host.dir, card);
+  }
+}
