@@ -2,13 +2,13 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../core/agent-events.js';
 import type { ToolEvent } from '../core/tool-events.js';
 import { ToolTracker } from '../core/tool-tracker.js';
-import { claudeProjectKey } from './claude.js';
+import { ANNOUNCE_WAIT_MS, claudeProjectKey } from './claude.js';
 import { adapterFor, TranscriptFollower } from './index.js';
-import { CREATED_SLACK_MS, MISMATCH_GRACE_MS } from './locate.js';
+import { CREATED_SLACK_MS } from './locate.js';
 import type { AgentJob } from './types.js';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/transcripts/', import.meta.url));
@@ -190,23 +190,35 @@ describe('TranscriptFollower', () => {
     expect(await f.found).toBe(join(dir, `${id}.jsonl`));
   });
 
-  it('a job whose agent has not announced its session yet does not take a session another live agent announced', async () => {
+  it('with a pid: never a session another live process announced; a young unannounced file gets time for its owner to speak', async () => {
     const home = temp('ns-ad-home-');
     const cwd = temp('ns-ad-proj-');
     const dir = claudeDir(home, cwd);
+    const sessions = join(home, '.claude', 'sessions');
+    mkdirSync(sessions);
+    const announce = (pid: number, sessionId: string) => writeFileSync(join(sessions, `${pid}.json`), JSON.stringify({ pid, sessionId, cwd }));
     const theirs = '88888888-0000-4000-8000-000000000000';
-    mkdirSync(join(home, '.claude', 'sessions'));
-    writeFileSync(join(home, '.claude', 'sessions', `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: theirs }));
-    writeFileSync(join(home, '.claude', 'sessions', '999999999.json'), JSON.stringify({ pid: 999999999, sessionId: 'a-crashed-one' }));
+    const mine = '99999999-0000-4000-8000-000000000000';
+    announce(1, theirs); // pid 1 runs, and is no descendant of our job
+    announce(999999999, mine); // a crashed agent's leftover says nothing
+    writeFileSync(join(sessions, '2.json'), '{"pid": 2, "sess'); // torn while written: ignored
     writeFileSync(join(dir, `${theirs}.jsonl`), claudeFixture('claude-2.1.112-touch.jsonl', cwd));
     const claude = adapterFor('claude');
-    // pid 1 is no ancestor of this process: the job is someone else.
-    const job = (startedAt: number): AgentJob => ({ cwd, startedAt, env: { HOME: home }, pid: 1, claimed: new Set() });
-    expect(await claude.locate(job(Date.now()))).toBeNull(); // waits for its own announcement
-    expect(await claude.locate(job(Date.now() - MISMATCH_GRACE_MS))).toBeNull(); // then still never takes theirs
-    const mine = join(dir, '99999999-0000-4000-8000-000000000000.jsonl');
-    writeFileSync(mine, claudeFixture('claude-2.1.112-reject.jsonl', cwd));
-    expect(await claude.locate(job(Date.now() - MISMATCH_GRACE_MS))).toBe(mine);
+    // This test process plays our agent; its parent plays the job's child.
+    const job: AgentJob = { cwd, startedAt: Date.now(), env: { HOME: home }, pid: process.ppid, claimed: new Set() };
+    expect(await claude.locate(job)).toBeNull();
+    writeFileSync(join(dir, `${mine}.jsonl`), claudeFixture('claude-2.1.112-reject.jsonl', cwd));
+    expect(await claude.locate(job)).toBeNull(); // unannounced and young: maybe someone else's
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + ANNOUNCE_WAIT_MS);
+      expect(await claude.locate(job)).toBe(join(dir, `${mine}.jsonl`)); // nobody claimed it in time
+    } finally {
+      vi.useRealTimers();
+    }
+    const other: AgentJob = { ...job, claimed: new Set() };
+    announce(process.pid, mine);
+    expect(await claude.locate(other)).toBe(join(dir, `${mine}.jsonl`)); // announced: at once
   });
 
   it('Codex: the rollout whose session_meta cwd is the job\'s', async () => {
