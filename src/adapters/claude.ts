@@ -1,7 +1,8 @@
 /**
- * Claude Code: transcripts at <config>/projects/<cwd, every non-alphanumeric
- * character replaced by '->/<session-id>.jsonl (<config> is CLAUDE_CONFIG_DIR
- * or ~/.claude), one JSON record per line, appended live (checked on 2.1.112).
+ * Claude Code: transcripts at <config>/projects/<key>/<session-id>.jsonl, where
+ * <key> is the cwd with every non-alphanumeric character replaced by '-' and
+ * <config> is CLAUDE_CONFIG_DIR or ~/.claude; one JSON record per line,
+ * appended live (checked on 2.1.112).
  *
  * Records used: `assistant` (message.content[] of text / tool_use, message.usage,
  * message.stop_reason) and `user` (a prompt as a string or text parts, or

@@ -90,9 +90,11 @@ export class TranscriptFollower implements ToolEventSource {
     const missingAfter = this.opts.missingAfterMs ?? 60_000;
     let lastError = '';
     let warned = false;
+    // Once chosen (and so claimed), a path is kept: a later look would find it claimed.
+    let path: string | null = null;
     while (this.closing === undefined) {
       try {
-        const path = await this.adapter.locate(this.job);
+        path ??= await this.adapter.locate(this.job);
         if (path !== null && (await isFile(path))) return await this.follow(path);
         lastError = '';
       } catch (e) {

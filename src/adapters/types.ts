@@ -33,7 +33,11 @@ export type ParseResult = AgentEvent[] | { error: string };
 
 export interface AgentAdapter<S = unknown> {
   readonly kind: AgentKind;
-  /** The job's transcript if it exists yet (unclaimed, created after the job started), else null. */
+  /**
+   * The job's transcript if it exists yet (unclaimed, created after the job
+   * started), else null. The path is added to job.claimed in the same step as
+   * the choice, so two jobs looking at once cannot both take it.
+   */
   locate(job: AgentJob): Promise<string | null>;
   /** Fresh per-file parser state; `source` (the file's basename) prefixes event ids. */
   newState(source: string): S;

@@ -34,6 +34,8 @@ export class AgentMonitor {
   private steps = 0;
   private lastFinal: string | null = null;
   private unverified = false;
+  /** Git facts of every finished turn: re-running the probes must not forget earlier turns' writes. */
+  private readonly gitByTurn: Record<string, boolean | null> = {};
 
   constructor(private readonly profile: ProbeProfile) {}
 
@@ -52,9 +54,13 @@ export class AgentMonitor {
     this.events.push(e);
     if (e.kind === 'tool-call') this.steps++;
     if (e.kind === 'usage') this.tokens += e.inputTokens + e.outputTokens;
-    if (e.kind === 'turn-end') this.lastFinal = e.finalText;
+    if (e.kind === 'turn-end') {
+      this.lastFinal = e.finalText;
+      this.gitByTurn[e.id] = ctx.gitChanged;
+    }
     if (e.kind !== 'tool-result' && e.kind !== 'turn-end' && e.kind !== 'usage') return [];
-    const fresh = runProbes(this.events, this.profile, ctx).filter((v) => !this.seen.has(verdictKey(v)));
+    const full: ProbeContext = { ...ctx, gitChangedByTurn: { ...this.gitByTurn, ...ctx.gitChangedByTurn } };
+    const fresh = runProbes(this.events, this.profile, full).filter((v) => !this.seen.has(verdictKey(v)));
     for (const v of fresh) this.seen.add(verdictKey(v));
     const out = fresh.map((v) => this.respond(v));
     if (e.kind === 'turn-end' && !fresh.some((v) => v.probe === 'announce-then-stop')) this.guardFailsInARow = 0;

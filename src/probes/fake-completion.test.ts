@@ -55,6 +55,18 @@ describe('fake-completion', () => {
     const events = [...turn('All done.'), ev.start('s2', 'thanks'), ev.text('t2', 'You are welcome.'), ev.end('e2', 'You are welcome.')];
     expect(fakeCompletion(events, P, ctx({ gitChanged: false }))[0]!.evidence).toEqual(['t', 'e']);
     expect(fakeCompletion(events, P, ctx({ gitChanged: false, gitChangedByTurn: { s: true } }))).toEqual([]);
+    // Keyed by the turn-end id, as a caller measuring git at each turn end has it.
+    expect(fakeCompletion(events, P, ctx({ gitChanged: false, gitChangedByTurn: { e: true } }))).toEqual([]);
+    expect(fakeCompletion(events, P, ctx({ gitChanged: false, gitChangedByTurn: { e: null, s: true } }))).toHaveLength(1);
+  });
+
+  it('stays quiet about a cleared turn while the stream grows, when the caller keeps the git facts', () => {
+    const first = turn('All done.');
+    const later = [...first, ev.start('s2', 'continue'), ...pair('r2', 'Read', { file_path: 'b.ts' }, 'b')];
+    expect(fakeCompletion(first, P, ctx({ gitChanged: true }))).toEqual([]);
+    expect(fakeCompletion(later, P, ctx({ gitChanged: null, gitChangedByTurn: { e: true } }))).toEqual([]);
+    // Without the fact the earlier claim is unknown again and fires: the caller must keep it.
+    expect(fakeCompletion(later, P, ctx({ gitChanged: null }))).toHaveLength(1);
   });
 
   it('recognises the claim shapes', () => {

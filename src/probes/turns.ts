@@ -50,10 +50,17 @@ export function turnsOf(events: readonly AgentEvent[]): Turn[] {
   return out;
 }
 
-/** Did the working tree change during this turn, as far as the caller knows. */
+/**
+ * Did the working tree change during this turn, as far as the caller knows:
+ * gitChangedByTurn by the turn's end id or its id, else ctx.gitChanged for
+ * the stream's last turn, else unknown.
+ */
 export function gitChangedFor(turn: Turn, turns: readonly Turn[], ctx: ProbeContext): boolean | null {
-  if (turns[turns.length - 1] === turn) return ctx.gitChanged;
-  return ctx.gitChangedByTurn?.[turn.id] ?? null;
+  const byTurn = ctx.gitChangedByTurn ?? {};
+  for (const key of [turn.end?.id, turn.id]) {
+    if (key !== undefined && Object.hasOwn(byTurn, key)) return byTurn[key] ?? null;
+  }
+  return turns[turns.length - 1] === turn ? ctx.gitChanged : null;
 }
 
 /** The id of the last assistant-text in the turn (the final reply), if any. */

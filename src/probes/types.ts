@@ -101,7 +101,13 @@ export interface ProbeContext {
    * which counts as "no evidence of writes".
    */
   readonly gitChanged: boolean | null;
-  /** The same for earlier turns, by turn id (Verdict.turn); a missing turn is unknown. */
+  /**
+   * The same for any turn, keyed by its turn-end id or its turn id
+   * (Verdict.turn); wins over gitChanged. A caller that runs the probes again
+   * as the stream grows must keep every finished turn's fact here: an
+   * earlier turn without an entry is unknown, so its claim would be judged
+   * anew without the git evidence that cleared it.
+   */
   readonly gitChangedByTurn?: Readonly<Record<string, boolean | null>>;
   /** The job reached a terminal state. Default: the stream's last event is a turn-end. */
   readonly jobFinished?: boolean;

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the real Codex CLI, pinned, into a cache folder for the offline
+# agent tests (test/agents/), and prints the path of its launcher.
+#
+#   scripts/agents/install-codex.sh            # -> …/node_modules/@openai/codex/bin/codex.js
+#
+# @openai/codex is a small Node launcher (bin/codex.js) plus a native binary
+# from a platform package (@openai/codex-linux-x64 = @openai/codex@<v>-linux-x64,
+# an optional dependency, ~60 MB packed); both come from the npm registry,
+# nothing is downloaded from elsewhere.
+# Cache: ${NIGHTSHIFT_AGENT_CACHE:-<repo>/.cache/agents}/codex-<version>.
+# Idempotent: an existing install of the right version is reused.
+# Progress goes to stderr; stdout carries only the path.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+version=0.171.0
+cache=${NIGHTSHIFT_AGENT_CACHE:-$root/.cache/agents}
+prefix="$cache/codex-$version"
+pkg="$prefix/node_modules/@openai/codex"
+cli="$pkg/bin/codex.js"
+
+# The launcher and a native binary that runs here (`codex --version` prints the version).
+installed() {
+  [ -f "$cli" ] && [ -f "$pkg/package.json" ] &&
+    [ "$(node -p 'require(process.argv[1]).version' "$pkg/package.json" 2>/dev/null)" = "$version" ] &&
+    node "$cli" --version 2>/dev/null | grep -q "$version"
+}
+
+if ! installed; then
+  echo "install-codex: installing @openai/codex@$version into $prefix" >&2
+  mkdir -p "$prefix"
+  # A private, minimal package.json keeps npm from walking up into the repo's.
+  [ -f "$prefix/package.json" ] || printf '{"name":"nightshift-agent-codex","private":true}\n' > "$prefix/package.json"
+  # As in install-claude.sh: the user's ~/.npmrc (omit=optional, ignore-scripts,
+  # a stale prefix …) must not change the outcome; the global config stays.
+  # Optional dependencies must be installed: the native binary is one.
+  empty_rc="$prefix/.npmrc-empty"
+  : > "$empty_rc"
+  npm_config_userconfig="$empty_rc" npm install \
+    --prefix "$prefix" \
+    --no-audit --no-fund --no-update-notifier \
+    --save-exact --no-package-lock \
+    --include=optional --omit=dev --loglevel=warn \
+    "@openai/codex@$version" >&2
+  installed || { echo "install-codex: install finished but $cli is missing, not $version, or its native binary does not run here" >&2; exit 1; }
+fi
+echo "$cli"
