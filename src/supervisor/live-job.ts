@@ -118,7 +118,8 @@ export class LiveJob {
     job.pty.onData((data) => job.onData(data));
     if (opts.answerQueries !== false) job.screen.onReply((reply) => job.pty.write(reply));
     job.sampler.start(opts.procSampleMs ?? 1_000);
-    await job.attachEvents();
+    // An agent's tool calls come from its transcript; the event file too would count each call twice.
+    if (!opts.agent) await job.attachEvents();
     if (opts.reload) await job.watchRules(opts.reload.rulesPath, opts.reload.policyPath);
     if (opts.agent) job.attachAgent(opts.agent.kind, opts.agent.profile);
     job.timer.arm();

@@ -20,7 +20,7 @@ it('explore', async () => {
   console.log('EXIT', e, '\n', p.stderr);
   const dir = JSON.parse(p.stderrLines[0]!).dir;
   for (const f of readdirSync(dir)) console.log('FILE', f);
-  console.log(readFileSync(join(dir, 'evidence.jsonl'), 'utf8'));
+  if (existsSync(join(dir, 'evidence.jsonl'))) console.log(readFileSync(join(dir, 'evidence.jsonl'), 'utf8'));
   const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   console.log(JSON.stringify(s.agent), s.state, s.reason, '\n', s.final_screen);
   console.log(readFileSync(join(dir, 'recording.cast'), 'utf8').split('\n').filter((l) => l.includes('"m"')).join('\n'));
