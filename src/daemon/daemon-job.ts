@@ -108,7 +108,9 @@ export class DaemonJob {
     if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
       return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
     }
-    const used = this.deps.board.require(this.id).tokens_used;
+    const tokens = this.live.agentSummary()?.tokens;
+    if (tokens) this.deps.board.update(this.id, { tokens_used: tokens });
+    const used = tokens ?? this.deps.board.require(this.id).tokens_used;
     if (b.tokens !== null && used !== null && used >= b.tokens) this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
   }
 

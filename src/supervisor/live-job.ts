@@ -130,6 +130,11 @@ export class LiveJob {
     return this.opts.paths.id;
   }
 
+  /** Steps, tokens, final answer and verification, when the job runs an agent. */
+  agentSummary() {
+    return this.agent?.summary();
+  }
+
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
     this.cast.resize(this.clock.now(), cols, rows);
