@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AgentEvent } from '../core/agent-events.js';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
-import { LineTail } from './tail.js';
+import { LineTail } from '../events/line-tail.js';
 import type { AgentAdapter, AgentJob } from './types.js';
 
 export interface FollowOptions {

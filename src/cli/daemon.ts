@@ -32,7 +32,7 @@ export function registerDaemon(program: Command): void {
       config: watchdogConfig(flags),
       tickMs: flags.tick,
     });
-    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log}\n`);
+    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log.replace(/\.log$/, '.N.log')}\n`);
     let signals = 0;
     // First SIGTERM/SIGINT drains (no new jobs, running ones finish); a second stops them too.
     const onSignal = (sig: NodeJS.Signals) => {

@@ -44,6 +44,11 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
     );
     socket.on('close', () => finish(() => reject(new DaemonError('the daemon closed the connection', 'internal'))));
     const handle = (m: Message) => {
+      if (m.v !== PROTOCOL_VERSION) {
+        return finish(() =>
+          reject(new InputError(`the daemon speaks protocol version ${m.v}, this nightshift speaks ${PROTOCOL_VERSION}; restart the daemon with this version`)),
+        );
+      }
       if ('data' in m) o.onData?.(m.data);
       else if ('ok' in m) finish(() => (m.ok ? resolve(m.result) : reject(toError(m.error))));
     };

@@ -34,6 +34,7 @@ export class DaemonJob {
   private budgetTimer: NodeJS.Timeout | undefined;
   private lastActivityWrite = 0;
   private episode = 0;
+  private tripped = false;
 
   private liveJob: LiveJob | undefined;
 
@@ -80,9 +81,15 @@ export class DaemonJob {
   }
 
   private onTransition(t: Transition): void {
-    this.deps.board.transition(this.id, t.to, toJobReason(t.reason), t.t);
-    if (t.from === 'blocked' && t.to !== 'blocked') this.deps.pager.resolve(this.id);
-    if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: shellExitCode(t.reason), signal: t.reason.signal ?? null } });
+    try {
+      this.deps.board.transition(this.id, t.to, toJobReason(t.reason), t.t);
+      if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: shellExitCode(t.reason), signal: t.reason.signal ?? null } });
+    } catch (e) {
+      // The board refuses a move it cannot make (the job was settled elsewhere); the job's own records still have it.
+      this.deps.onLog('board refused a transition', { job: this.id, to: t.to, reason: t.reason.code, err: String(e) });
+    }
+    // An unblocked or ended episode needs no more pages — except the budget page a trip just queued.
+    if (!this.tripped && ((t.from === 'blocked' && t.to === 'running') || t.to === 'done')) this.deps.pager.resolve(this.id);
   }
 
   private onAction(a: Action): void {
@@ -104,7 +111,13 @@ export class DaemonJob {
     const now = this.deps.now();
     const started = Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
-    const progress = this.live.watchdog.status().lastProgress;
+    const status = this.live.watchdog.status();
+    // A busy child is progress right now (the watchdog reports it as +Infinity).
+    const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
+    if (progress > this.lastActivityWrite) {
+      this.lastActivityWrite = progress;
+      this.deps.board.update(this.id, { last_activity: new Date(progress).toISOString() });
+    }
     if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
       return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
     }
@@ -116,7 +129,9 @@ export class DaemonJob {
 
   private trip(cause: string, detail: string): void {
     clearInterval(this.budgetTimer);
+    this.tripped = true;
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
+    this.deps.pager.resolve(this.id);
     this.episode++;
     this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` });
     void this.live.stop(cause);

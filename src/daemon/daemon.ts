@@ -31,6 +31,8 @@ export interface DaemonOptions {
 
 export class Daemon {
   readonly jobs = new Map<string, DaemonJob>();
+  /** Jobs cancelled while their PTY was still being set up. */
+  readonly cancelOnStart = new Set<string>();
   readonly paths: DaemonPaths;
   private stopping: 'drain' | 'now' | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -129,14 +131,22 @@ export class Daemon {
       });
       this.jobs.set(rec.id, job);
       this.log.info({ job: rec.id, name: rec.name, command: rec.command }, 'job started');
+      // Cancelled, or the daemon told to stop now, while it was still starting.
+      if (this.cancelOnStart.delete(rec.id)) void job.live.stop('cancelled');
+      else if (this.stopping === 'now') void job.live.stop('interrupted');
       await job.live.finished;
       this.log.info({ job: rec.id, name: rec.name, exit: job.live.pty.exit }, 'job ended');
     } catch (e) {
       this.log.error({ job: rec.id, err: e }, 'job failed to start');
-      this.board.transition(rec.id, 'done', { code: 'start-failed', detail: e instanceof Error ? e.message : String(e) }, Date.now());
+      this.cancelOnStart.delete(rec.id);
+      try {
+        this.board.transition(rec.id, 'done', { code: 'start-failed', detail: e instanceof Error ? e.message : String(e) }, Date.now());
+      } catch (err) {
+        this.log.error({ job: rec.id, err }, 'could not record the failed start');
+      }
     } finally {
       this.jobs.delete(rec.id);
-      if (this.stopping && this.running().length === 0) void this.shutdown();
+      if (this.stopping && this.jobs.size === 0) void this.shutdown();
       else this.schedule();
     }
   }
@@ -153,11 +163,16 @@ export class Daemon {
     this.stopping = mode === 'now' || this.stopping === 'now' ? 'now' : 'drain';
     this.log.info({ mode: this.stopping, running: this.running().length }, 'daemon stopping');
     if (this.stopping === 'now') for (const j of this.running()) void j.live.stop('interrupted');
-    if (this.running().length === 0) await this.shutdown();
+    // Jobs still starting count too: their records must land before the board closes.
+    if (this.jobs.size === 0) await this.shutdown();
     return this.stopped;
   }
 
+  private shuttingDown = false;
+
   private async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
     clearInterval(this.timer);
     await this.pager.tick().catch(() => undefined);
     await this.server.close();

@@ -118,7 +118,9 @@ async function cancel(d: Daemon, idOrName: string) {
   const rec = d.board.require(idOrName);
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
   const job = d.jobs.get(rec.id);
-  if (!job) {
+  if (!job && d.jobs.has(rec.id)) {
+    d.cancelOnStart.add(rec.id);
+  } else if (!job) {
     d.board.transition(rec.id, 'done', { code: 'cancelled', detail: 'cancelled before it started' }, Date.now());
   } else {
     void job.live.stop('cancelled');

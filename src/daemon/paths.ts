@@ -23,6 +23,7 @@ export function daemonPaths(stateDir: string): DaemonPaths {
     runDir,
     socket: join(runDir, 'nightshift.sock'),
     lock: join(runDir, 'daemon.lock'),
+    // pino-roll numbers the files: daemon.1.log, daemon.2.log, … (highest is current).
     log: join(stateDir, 'daemon.log'),
     config: join(stateDir, 'config.yaml'),
   };

@@ -26,6 +26,8 @@ export class ControlServer {
   ) {}
 
   /** Binds under a temporary name, sets 0600, then renames into place: never a moment of wider access. */
+  private path: string | undefined;
+
   async listen(path: string): Promise<void> {
     const tmp = `${path}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
@@ -37,11 +39,14 @@ export class ControlServer {
     chmodSync(tmp, 0o600);
     renameSync(tmp, path);
     this.server = server;
+    this.path = path;
   }
 
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    // Node unlinks the name it bound (the temporary one), not the renamed socket.
+    if (this.path) rmSync(this.path, { force: true });
   }
 
   private accept(socket: Socket): void {

@@ -15,9 +15,9 @@
  * its newline has arrived. The file is per job and fresh, so it is read from
  * the beginning.
  */
-import { open as openFile, type FileHandle } from 'node:fs/promises';
-import { watch, type FSWatcher } from 'chokidar';
+import { open as openFile } from 'node:fs/promises';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
+import { LineTail } from './line-tail.js';
 
 export function parseEventLine(line: string): ToolEvent | { error: string } {
   let v: unknown;
@@ -69,28 +69,14 @@ export interface EventFileOptions {
   safetyPollMs?: number;
 }
 
-/**
- * chokidar drops a 'change' within 50 ms of the previous one (and a raw
- * notification within 5 ms) and never replays it. We also listen to 'raw',
- * and each burst ends with one re-read timed after chokidar's throttle clears.
- */
-const TRAILING_READ_MS = 75;
-const CHUNK = 1 << 20;
-
+/** The event file followed by a LineTail (see line-tail.ts), each line parsed by parseEventLine. */
 export class EventFileSource implements ToolEventSource {
   private readonly eventListeners: Array<(e: ToolEvent) => void> = [];
   private readonly problemListeners: Array<(m: string) => void> = [];
   /** Held until the first listener arrives: open() already read the file. */
   private readonly queuedEvents: ToolEvent[] = [];
   private readonly queuedProblems: string[] = [];
-  private readonly lines = new LineSplitter();
-  private offset = 0;
-  private ino: number | undefined;
-  private watcher: FSWatcher | undefined;
-  private reading: Promise<void> | undefined;
-  private again = false;
-  private trailing: NodeJS.Timeout | undefined;
-  private poll: NodeJS.Timeout | undefined;
+  private tail: LineTail | undefined;
   private closing: Promise<void> | undefined;
   private closed = false;
 
@@ -100,23 +86,16 @@ export class EventFileSource implements ToolEventSource {
     // 'a' creates a missing file and never truncates one a hook already wrote to.
     await (await openFile(path, 'a')).close();
     const source = new EventFileSource(path);
-    // Watch before the first read: anything appended in between is then seen by one or the other.
-    source.watcher = watch(path, {
-      // The job's own handles keep the process alive; a forgotten source must not.
-      persistent: false,
-      ignoreInitial: true,
-      awaitWriteFinish: false,
-    });
-    source.watcher.on('all', () => source.kick());
-    source.watcher.on('raw', () => source.kick());
-    source.watcher.on('error', (e) => source.problem(`${path}: watch failed: ${errText(e)}`));
-    await new Promise<void>((resolve) => source.watcher?.once('ready', resolve));
-    await source.drain();
-    const pollMs = options.safetyPollMs ?? 1000;
-    if (pollMs > 0) {
-      source.poll = setInterval(() => void source.drain(), pollMs);
-      source.poll.unref();
-    }
+    source.tail = await LineTail.open(
+      path,
+      {
+        line: (text, lineNo) => source.handleLine(text, lineNo),
+        // Truncated or replaced: the tail starts over from line 1; nothing to undo here.
+        restart: () => {},
+        problem: (m) => source.problem(m),
+      },
+      options.safetyPollMs ?? 1000,
+    );
     return source;
   }
 
@@ -132,84 +111,11 @@ export class EventFileSource implements ToolEventSource {
 
   /** Stops watching after reading what is already in the file (an unterminated last line included). */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
+    this.closing ??= (async () => {
+      await this.tail?.close({ flushPartial: true });
+      this.closed = true;
+    })();
     return this.closing;
-  }
-
-  private async shutdown(): Promise<void> {
-    clearTimeout(this.trailing);
-    clearInterval(this.poll);
-    await this.watcher?.close();
-    await this.drain();
-    const rest = this.lines.flush();
-    if (rest !== undefined) this.handleLine(rest.text, rest.lineNo);
-    this.closed = true;
-  }
-
-  private kick(): void {
-    if (this.closing) return;
-    void this.drain();
-    clearTimeout(this.trailing);
-    this.trailing = setTimeout(() => void this.drain(), TRAILING_READ_MS);
-    this.trailing.unref();
-  }
-
-  /** One reader at a time; a request during a read causes one more pass after it. */
-  private drain(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    if (this.reading) {
-      this.again = true;
-      return this.reading;
-    }
-    this.reading = (async () => {
-      do {
-        this.again = false;
-        await this.readNew();
-      } while (this.again);
-    })().finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
-  }
-
-  private async readNew(): Promise<void> {
-    let fh: FileHandle;
-    try {
-      fh = await openFile(this.path, 'r');
-    } catch (e) {
-      // Deleted: start over when it comes back. Anything else is worth a word.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.restart(undefined);
-      else this.problem(`${this.path}: cannot read: ${errText(e)}`);
-      return;
-    }
-    try {
-      await this.readFrom(fh);
-    } catch (e) {
-      this.problem(`${this.path}: cannot read: ${errText(e)}`);
-    } finally {
-      await fh.close();
-    }
-  }
-
-  private async readFrom(fh: FileHandle): Promise<void> {
-    const st = await fh.stat();
-    // Truncated or replaced: the old offset means nothing in the new content.
-    if (st.size < this.offset || (this.ino !== undefined && st.ino !== this.ino)) this.restart(st.ino);
-    this.ino = st.ino;
-    // Read up to the size seen now; notifications may have been coalesced.
-    while (this.offset < st.size) {
-      const buf = Buffer.allocUnsafe(Math.min(CHUNK, st.size - this.offset));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
-      if (bytesRead === 0) break; // truncated under us; the next pass restarts
-      this.offset += bytesRead;
-      for (const l of this.lines.push(buf.subarray(0, bytesRead))) this.handleLine(l.text, l.lineNo);
-    }
-  }
-
-  private restart(ino: number | undefined): void {
-    this.offset = 0;
-    this.ino = ino;
-    this.lines.reset();
   }
 
   private handleLine(text: string, lineNo: number): void {
@@ -250,46 +156,4 @@ function safeCall(listener: (m: string) => void, message: string): void {
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-interface Line {
-  text: string;
-  lineNo: number;
-}
-
-/** Splits bytes into lines; splitting on 0x0A before decoding keeps multi-byte chars whole. */
-class LineSplitter {
-  private pending: Buffer = Buffer.alloc(0);
-  private lineNo = 0;
-
-  push(chunk: Buffer): Line[] {
-    const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    const out: Line[] = [];
-    let start = 0;
-    let nl: number;
-    while ((nl = data.indexOf(0x0a, start)) !== -1) {
-      out.push(this.line(data.toString('utf8', start, nl)));
-      start = nl + 1;
-    }
-    // Copy: a subarray would pin the whole read chunk for one partial line.
-    this.pending = Buffer.from(data.subarray(start));
-    return out;
-  }
-
-  /** The unterminated tail, if any, as a last line. */
-  flush(): Line | undefined {
-    if (this.pending.length === 0) return undefined;
-    const text = this.pending.toString('utf8');
-    this.pending = Buffer.alloc(0);
-    return this.line(text);
-  }
-
-  reset(): void {
-    this.pending = Buffer.alloc(0);
-    this.lineNo = 0;
-  }
-
-  private line(text: string): Line {
-    return { text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo: ++this.lineNo };
-  }
 }

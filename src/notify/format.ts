@@ -15,10 +15,11 @@ function titleOf(p: Page, round: number): string {
   return round > 1 ? `Reminder ${round - 1}: ${what}` : what;
 }
 
-/** What to show: the prompt when there is one, else the last screen lines. */
+/** What to show: the last screen lines, and the prompt when the screen does not already hold it. */
 function detail(p: Page): string {
-  if (p.prompt) return p.prompt;
-  return p.screen.join('\n');
+  const screen = p.screen.join('\n');
+  if (p.prompt && !screen.includes(p.prompt)) return screen ? `${screen}\n${p.prompt}` : p.prompt;
+  return screen;
 }
 
 /** Generic webhook: the Page itself, for scripts that route it on. */

@@ -142,18 +142,20 @@ export class LiveJob {
   }
 
   /**
-   * Stops the job gracefully: interrupt, then terminate, then kill, each
-   * after a grace period, until it exits. `cause` becomes its done reason.
+   * Stops the job gracefully: interrupt (Ctrl-C through the terminal, so the
+   * whole foreground process group gets it, as when a person presses it),
+   * then SIGTERM, then SIGKILL, each after a grace period, until it exits.
+   * `cause` becomes its done reason.
    */
   stop(cause: string, graceMs = 3_000): Promise<PtyExit> {
     if (this.pty.running) {
       this.stopCause ??= cause;
       this.log.warn({ cause }, 'stopping job');
-      const steps = ['SIGINT', 'SIGTERM', 'SIGKILL'];
+      const steps: Array<() => void> = [() => this.pty.write('\x03'), () => this.pty.kill('SIGTERM'), () => this.pty.kill('SIGKILL')];
       const next = () => {
-        const sig = steps.shift();
-        if (!sig || !this.pty.running) return;
-        this.pty.kill(sig);
+        const step = steps.shift();
+        if (!step || !this.pty.running) return;
+        step();
         setTimeout(next, graceMs).unref();
       };
       next();
@@ -257,6 +259,9 @@ export class LiveJob {
   }
 
   private observe(signal: Parameters<Watchdog['observe']>[0]): void {
+    // Once nightshift decided to stop the job, what it prints while dying (a ^C echo)
+    // is not activity: it must not end an episode or page anew. The recording keeps it.
+    if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
     this.timer.arm();
   }

@@ -1,11 +1,11 @@
 /**
  * Follows a file that another process appends to, from its start, and hands
- * over complete lines. The approach of src/events/event-file.ts, for any
- * line format: chokidar drops a 'change' within 50 ms of the previous one
- * (and a raw notification within 5 ms) and never replays it, so we also
- * listen to 'raw', end each burst with one re-read timed after chokidar's
- * throttle clears, and stat on a slow timer as a backstop for file systems
- * that lose notifications.
+ * over complete lines, whatever their format (the tool-call event file and
+ * the agents' transcripts both build on it). chokidar drops a 'change' within
+ * 50 ms of the previous one (and a raw notification within 5 ms) and never
+ * replays it, so we also listen to 'raw', end each burst with one re-read
+ * timed after chokidar's throttle clears, and stat on a slow timer as a
+ * backstop for file systems that lose notifications.
  */
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'chokidar';
@@ -15,6 +15,11 @@ export interface TailHandlers {
   /** The file shrank or was replaced: reading restarts at its beginning. */
   restart(): void;
   problem(message: string): void;
+}
+
+export interface LineTailCloseOptions {
+  /** Also hand over an unterminated last line. Default false. */
+  flushPartial?: boolean;
 }
 
 const TRAILING_READ_MS = 75;
@@ -40,6 +45,7 @@ export class LineTail {
   static async open(path: string, on: TailHandlers, safetyPollMs = 1000): Promise<LineTail> {
     const tail = new LineTail(path, on);
     // Watch before the first read: anything appended in between is seen by one or the other.
+    // Not persistent: the job's own handles keep the process alive; a forgotten tail must not.
     tail.watcher = watch(path, { persistent: false, ignoreInitial: true, awaitWriteFinish: false });
     tail.watcher.on('all', () => tail.kick());
     tail.watcher.on('raw', () => tail.kick());
@@ -53,8 +59,12 @@ export class LineTail {
     return tail;
   }
 
-  /** Reads what is there now (complete lines only: a torn last line is an unfinished write), then stops. */
-  close(): Promise<void> {
+  /**
+   * Reads what is there now, then stops. Only complete lines by default: a
+   * torn last line is an unfinished write. With flushPartial, an unterminated
+   * last line is handed over too (after the read, as the last line).
+   */
+  close(options: LineTailCloseOptions = {}): Promise<void> {
     this.closing ??= (async () => {
       clearTimeout(this.trailing);
       clearInterval(this.poll);
@@ -62,10 +72,18 @@ export class LineTail {
       await this.drain();
       this.closed = true;
     })();
-    return this.closing;
+    return options.flushPartial ? this.closing.then(() => this.flushPartial()) : this.closing;
   }
 
-  /** Reads new data now (also what the timers and the watcher do). */
+  private flushPartial(): void {
+    const rest = this.lines.flush();
+    if (rest !== undefined) this.deliver(rest.text, rest.lineNo);
+  }
+
+  /**
+   * Reads new data now (also what the timers and the watcher do). One reader
+   * at a time; a request during a read causes one more pass after it.
+   */
   drain(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.reading) {
@@ -146,19 +164,23 @@ function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+export interface Line {
+  text: string;
+  lineNo: number;
+}
+
 /** Splits bytes into lines; splitting on 0x0A before decoding keeps multi-byte characters whole. */
 export class LineSplitter {
   private pending: Buffer = Buffer.alloc(0);
   private lineNo = 0;
 
-  push(chunk: Buffer): Array<{ text: string; lineNo: number }> {
+  push(chunk: Buffer): Line[] {
     const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    const out: Array<{ text: string; lineNo: number }> = [];
+    const out: Line[] = [];
     let start = 0;
     let nl: number;
     while ((nl = data.indexOf(0x0a, start)) !== -1) {
-      const text = data.toString('utf8', start, nl);
-      out.push({ text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo: ++this.lineNo });
+      out.push(this.line(data.toString('utf8', start, nl)));
       start = nl + 1;
     }
     // Copy: a subarray would pin the whole read chunk for one partial line.
@@ -166,8 +188,20 @@ export class LineSplitter {
     return out;
   }
 
+  /** The unterminated tail, if any, as a last line. */
+  flush(): Line | undefined {
+    if (this.pending.length === 0) return undefined;
+    const text = this.pending.toString('utf8');
+    this.pending = Buffer.alloc(0);
+    return this.line(text);
+  }
+
   reset(): void {
     this.pending = Buffer.alloc(0);
     this.lineNo = 0;
+  }
+
+  private line(text: string): Line {
+    return { text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo: ++this.lineNo };
   }
 }

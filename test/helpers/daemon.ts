@@ -1,0 +1,353 @@
+/**
+ * Helpers for end-to-end tests of `nightshift daemon` and the verbs that
+ * talk to it. Every test gets a Scope: its own temporary folders, its own
+ * daemons (one state directory each, so its own socket and lock) and its
+ * own HTTP receivers, all torn down by `scope.close()` from afterEach —
+ * daemons with SIGTERM, SIGTERM again, then SIGKILL.
+ *
+ * Synchronisation is by polling the board with a deadline, never by fixed
+ * sleeps. Polling goes over the daemon's control socket in-process (the
+ * very request `nightshift board --json` makes): a CLI process costs
+ * ~0.5 s of CPU to start, which on a 2-core machine would disturb the
+ * timing of the jobs under test. Assertions about CLI output use the CLI.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
+import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
+import { call } from '../../src/daemon/client.js';
+import { runCli, startCli, type CliProcess, type Exit } from './cli.js';
+
+/** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
+export const FAST = ['--screen-quiet', '1s', '--tool-gap', '2s', '--settle', '1s', '--tick', '200ms'] as const;
+
+/** The environment every nightshift process of these tests gets: nothing of the developer's leaks in. */
+const BASE_ENV: Record<string, string | undefined> = { NIGHTSHIFT_STATE: undefined, NIGHTSHIFT_RULES: undefined, NIGHTSHIFT_USER: undefined };
+
+export type CliResult = Exit & { stdout: string; stderr: string; stderrLines: string[] };
+
+export interface Shown {
+  job: JobRecord;
+  transitions: TransitionRecord[];
+  signals: Record<string, unknown> | null;
+  screen: string | null;
+  evidence: Record<string, unknown>[];
+  pages: OutboxRowJson[];
+}
+
+export interface OutboxRowJson {
+  id: number;
+  key: string;
+  job: string;
+  notifier: string;
+  page: Record<string, unknown> & { kind: string; reason: string; name: string };
+  status: string;
+  round: number;
+  attempts: number;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
+/** `state/reason` of a record or transition, for readable expectations. */
+export const sr = (r: { state: string; reason: { code: string } }): string => `${r.state}/${r.reason.code}`;
+
+/** Polls `probe` until it returns something other than undefined/false; rejects after `ms` with `what` and the last probe note. */
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  ms: number,
+  what: string,
+  opts: { every?: number; describe?: () => Promise<string> | string } = {},
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) {
+      let note = '';
+      try {
+        note = opts.describe ? `\n${await opts.describe()}` : '';
+      } catch (e) {
+        note = `\n(describe failed: ${String(e)})`;
+      }
+      const err = lastError ? `\nlast error: ${String(lastError)}` : '';
+      throw new Error(`timed out after ${ms} ms waiting for ${what}${err}${note}`);
+    }
+    await new Promise((r) => setTimeout(r, opts.every ?? 150));
+  }
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on (right now). */
+export async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+/** Whether a pid is a live process (a zombie, dead but not reaped, counts as gone). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export interface Hit {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+  at: number;
+}
+
+/** A local HTTP receiver for pages: records every request; answers with queued statuses per path, then 200. */
+export class PageServer {
+  readonly hits: Hit[] = [];
+  /** path → statuses to answer first, in order. */
+  readonly failFirst = new Map<string, number[]>();
+  port = 0;
+  private server: Server | null = null;
+
+  async start(port = 0): Promise<this> {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        const path = req.url ?? '';
+        const status = this.failFirst.get(path)?.shift() ?? 200;
+        this.hits.push({ path, headers: req.headers, body, status, at: Date.now() });
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'boom');
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  on(path: string): Hit[] {
+    return this.hits.filter((h) => h.path === path);
+  }
+
+  /** Waits until `path` has at least `n` requests. */
+  waitHits(path: string, n: number, ms: number): Promise<Hit[]> {
+    return waitUntil(() => (this.on(path).length >= n ? this.on(path) : undefined), ms, `${n} request(s) on ${path}`, {
+      every: 50,
+      describe: () => `hits: ${JSON.stringify(this.hits.map((h) => ({ path: h.path, status: h.status, body: h.body.slice(0, 160) })))}`,
+    });
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    this.server = null;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+}
+
+/** One `nightshift daemon` process on one state directory. */
+export class DaemonProc {
+  constructor(
+    readonly state: string,
+    readonly proc: CliProcess,
+    readonly pid: number,
+    private readonly env: Record<string, string | undefined>,
+  ) {}
+
+  get socket(): string {
+    return join(this.state, 'run', 'nightshift.sock');
+  }
+
+  get lock(): string {
+    return join(this.state, 'run', 'daemon.lock');
+  }
+
+  /** Runs a verb against this daemon: `nightshift VERB --state DIR ARGS…`. */
+  ns(verb: string, args: readonly string[] = [], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+    return runCli([verb, '--state', this.state, ...args], { env: { ...BASE_ENV, ...this.env, ...env }, ms: 20_000 });
+  }
+
+  /** `nightshift submit --state DIR --name NAME [opts] -- CMD…`; throws unless it exits 0. */
+  async submit(name: string, command: readonly string[], opts: readonly string[] = []): Promise<JobRecord> {
+    const r = await this.ns('submit', ['--name', name, '--json', ...opts, '--', ...command]);
+    if (r.code !== 0) throw new Error(`submit ${name} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as JobRecord;
+  }
+
+  /** The board over the control socket (what `board --json` prints, without a CLI process). */
+  async jobs(): Promise<JobRecord[]> {
+    return (await call(this.state, 'board')) as JobRecord[];
+  }
+
+  /** `nightshift board --json` through the CLI. */
+  async boardCli(): Promise<JobRecord[]> {
+    const r = await this.ns('board', ['--json']);
+    if (r.code !== 0) throw new Error(`board --json exited ${r.code}: ${r.stderr}`);
+    const doc = JSON.parse(r.stdout) as { jobs: JobRecord[] };
+    return doc.jobs;
+  }
+
+  /** `show JOB --json` over the control socket. */
+  async show(job: string): Promise<Shown> {
+    return (await call(this.state, 'show', { job })) as Shown;
+  }
+
+  /** `nightshift show JOB --json` through the CLI. */
+  async showCli(job: string): Promise<Shown> {
+    const r = await this.ns('show', [job, '--json']);
+    if (r.code !== 0) throw new Error(`show ${job} --json exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as Shown;
+  }
+
+  async describeBoard(): Promise<string> {
+    const jobs = await this.jobs();
+    return `board: ${jobs.map((j) => `${j.name}=${sr(j)}`).join(', ')}`;
+  }
+
+  /** Polls the board until job `name` satisfies `pred`; returns its record. */
+  waitJob(name: string, pred: (j: JobRecord) => boolean, ms: number, what = 'a condition'): Promise<JobRecord> {
+    return waitUntil(
+      async () => {
+        const j = (await this.jobs()).find((x) => x.name === name);
+        return j && pred(j) ? j : undefined;
+      },
+      ms,
+      `job ${name}: ${what}`,
+      { describe: () => this.describeBoard() },
+    );
+  }
+
+  /** Polls until job `name` is in `state` (and, if given, has reason `code`). */
+  waitState(name: string, state: string, code: string | undefined, ms: number): Promise<JobRecord> {
+    return this.waitJob(name, (j) => j.state === state && (code === undefined || j.reason.code === code), ms, `${state}/${code ?? '*'}`);
+  }
+
+  /**
+   * Polls until job `name` is live inside the daemon: `show` reports its
+   * signals. The board says `running/started` a little earlier, while the
+   * daemon is still wiring the job up (see the start-up tests).
+   */
+  waitLive(name: string, ms: number): Promise<Shown> {
+    return waitUntil(
+      async () => {
+        const s = await this.show(name);
+        return s.signals !== null ? s : undefined;
+      },
+      ms,
+      `job ${name} live in the daemon`,
+      { describe: () => this.describeBoard() },
+    );
+  }
+
+  /** Sends a signal to the daemon (by its pid). */
+  signal(sig: NodeJS.Signals): void {
+    if (!this.proc.exited) this.proc.child.kill(sig);
+  }
+
+  /** SIGTERM (drain), SIGTERM (stop jobs), then SIGKILL: whatever it takes, with deadlines. */
+  async stop(): Promise<void> {
+    if (this.proc.exited) return;
+    for (const [sig, ms] of [['SIGTERM', 2_000], ['SIGTERM', 8_000], ['SIGKILL', 5_000]] as const) {
+      this.signal(sig);
+      const exited = await Promise.race([this.proc.exit.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
+      if (exited) return;
+    }
+  }
+}
+
+/** What one test owns; closed in afterEach. */
+export class Scope {
+  private readonly dirs: string[] = [];
+  private readonly daemons: DaemonProc[] = [];
+  private readonly servers: PageServer[] = [];
+
+  tempDir(prefix = 'ns-daemon-e2e-'): string {
+    const d = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(d);
+    return d;
+  }
+
+  /** A fresh state directory, optionally with a config.yaml written before any daemon starts. */
+  stateDir(config?: string): string {
+    const state = this.tempDir('ns-state-');
+    if (config !== undefined) writeFileSync(join(state, 'config.yaml'), config);
+    return state;
+  }
+
+  async server(port = 0): Promise<PageServer> {
+    const s = await new PageServer().start(port);
+    this.servers.push(s);
+    return s;
+  }
+
+  /** Starts `nightshift daemon --state DIR FAST… ARGS…` and waits for its start line. */
+  async daemon(state: string, args: readonly string[] = [], env: Record<string, string | undefined> = {}): Promise<DaemonProc> {
+    const allEnv = { ...BASE_ENV, ...env };
+    const proc = startCli(['daemon', '--state', state, ...FAST, ...args], { env: allEnv });
+    const d = new DaemonProc(state, proc, proc.child.pid!, allEnv);
+    this.daemons.push(d);
+    await proc.waitForLine((l) => l.startsWith('nightshift daemon: pid '), 15_000, 'the daemon start line');
+    return d;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.daemons.splice(0).map((d) => d.stop()));
+    await Promise.all(this.servers.splice(0).map((s) => s.stop()));
+    for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/** The board read straight from board.sqlite (read-only), for when no daemon runs. */
+export function readBoardFile(state: string): { jobs: JobRecord[]; transitions: (job: string) => TransitionRecord[] } {
+  const file = join(state, 'board.sqlite');
+  if (!existsSync(file)) throw new Error(`no board at ${file}`);
+  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    const jobs = (db.prepare('SELECT * FROM jobs ORDER BY seq').all() as JobRow[]).map(toJobRecord);
+    const all = (db.prepare('SELECT job, time, state, reason FROM transitions ORDER BY seq').all() as TransitionRow[]).map(toTransitionRecord);
+    return { jobs, transitions: (job: string) => all.filter((t) => t.job === job) };
+  } finally {
+    db.close();
+  }
+}
+
+/** The pid a job's PTY runs as, from its log.jsonl ("job started"). */
+export function jobPid(job: JobRecord): number {
+  if (!job.paths) throw new Error(`job ${job.name} has no paths yet`);
+  for (const line of readFileSync(job.paths.log, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const o = JSON.parse(line) as { msg?: string; pid?: number };
+    if (o.msg === 'job started' && typeof o.pid === 'number') return o.pid;
+  }
+  throw new Error(`no "job started" line with a pid in ${job.paths.log}`);
+}
+
+/** The board without fields that move on their own while nothing happens (last_activity). */
+export function stable(jobs: JobRecord[]): unknown[] {
+  return jobs.map(({ last_activity: _la, ...rest }) => rest);
+}
