@@ -114,7 +114,7 @@ export class DaemonJob {
     const status = this.live.watchdog.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
     const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
-    if (progress > this.lastActivityWrite) {
+    if (progress - this.lastActivityWrite >= ACTIVITY_WRITE_MS) {
       this.lastActivityWrite = progress;
       this.deps.board.update(this.id, { last_activity: new Date(progress).toISOString() });
     }

@@ -72,7 +72,7 @@ export class Daemon {
       daemon.recover();
       await server.listen(paths.socket);
       daemon.loop();
-      log.info({ pid: process.pid, stateDir: opts.stateDir, maxRunning: opts.maxRunning }, 'daemon started');
+      log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning }, 'daemon started');
       return daemon;
     } catch (e) {
       lock.release();
