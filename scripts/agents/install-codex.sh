@@ -6,7 +6,7 @@
 #
 # @openai/codex is a small Node launcher (bin/codex.js) plus a native binary
 # from a platform package (@openai/codex-linux-x64 = @openai/codex@<v>-linux-x64,
-# an optional dependency, ~60 MB packed); both come from the npm registry,
+# an optional dependency; ~424 MB installed); both come from the npm registry,
 # nothing is downloaded from elsewhere.
 # Cache: ${NIGHTSHIFT_AGENT_CACHE:-<repo>/.cache/agents}/codex-<version>.
 # Idempotent: an existing install of the right version is reused.

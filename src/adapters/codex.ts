@@ -73,11 +73,24 @@ function responseItem(p: Record<string, unknown>, s: CodexState, next: () => str
   }
 }
 
+/**
+ * A prompt's text: `user_message {message}` (older releases) or, from 0.171,
+ * `item_completed {item: {type: UserMessage, content: [{type: text, text}]}}`.
+ */
+export function promptText(p: Record<string, unknown>): string | undefined {
+  if (p.type === 'user_message' && typeof p.message === 'string') return p.message;
+  const item = p.type === 'item_completed' && isRecord(p.item) ? p.item : undefined;
+  if (!item || item.type !== 'UserMessage' || !Array.isArray(item.content)) return undefined;
+  const parts = item.content.flatMap((c: unknown) => (isRecord(c) && c.type === 'text' && typeof c.text === 'string' ? [c.text] : []));
+  return parts.length ? parts.join('\n') : undefined;
+}
+
 function eventMsg(p: Record<string, unknown>, s: CodexState, next: () => string): AgentEvent[] {
   const out: AgentEvent[] = [];
   switch (p.type) {
+    case 'item_completed':
     case 'user_message': {
-      const text = typeof p.message === 'string' ? p.message.trim() : '';
+      const text = (promptText(p) ?? '').trim();
       if (text === '') return out;
       if (s.inTurn) out.push(endTurn(s, s.lastText, next));
       s.inTurn = true;
@@ -224,7 +237,7 @@ async function listCandidates(dir: string, since: number): Promise<Candidate[]> 
     if (!isRecord(meta) || typeof meta.cwd !== 'string') continue;
     const created = await createdAt(path, head);
     if (created === null) continue;
-    const prompt = head.map((r) => (r.type === 'event_msg' && isRecord(r.payload) && r.payload.type === 'user_message' ? r.payload.message : undefined));
+    const prompt = head.map((r) => (r.type === 'event_msg' && isRecord(r.payload) ? promptText(r.payload) : undefined));
     const firstPrompt = prompt.find((m): m is string => typeof m === 'string');
     out.push({ path, createdAt: created, cwd: meta.cwd, ...(firstPrompt !== undefined && { firstPrompt }) });
   }

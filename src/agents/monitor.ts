@@ -46,7 +46,7 @@ export class AgentMonitor {
   /** Tool calls nobody saw return: their outcome is unknown. */
   private openCalls(): string[] {
     const done = new Set(this.events.flatMap((e) => (e.kind === 'tool-result' ? [e.callId] : [])));
-    return this.events.flatMap((e) => (e.kind === 'tool-call' && !done.has(e.id) ? [`${e.tool} ${e.canonical}`.slice(0, 200)] : []));
+    return this.events.flatMap((e) => (e.kind === 'tool-call' && !done.has(e.id) ? [e.canonical.slice(0, 200)] : []));
   }
 
   /** Feeds one event; probes run when a tool result, usage or turn end arrives. */

@@ -99,6 +99,9 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   clearTimeout(stopTimer);
   untrap();
   detach();
+  // An agent that finished its task and was stopped at its input box succeeded, whatever its exit code.
+  if (job.watchdog.reason.code === 'turn-ended') return 0;
+  if (job.watchdog.reason.code === 'escalated') return 1;
   return shellExitCode(exit);
 }
 

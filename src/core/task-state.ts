@@ -32,7 +32,7 @@ export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
   running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'quiet-child-busy', 'quiet-tool-in-flight'],
   blocked: ['prompt', 'unknown-prompt', 'hung'],
-  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'interrupted'],
+  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted'],
 };
 
 const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {

@@ -41,6 +41,8 @@ export class AgentWatch {
   private turnStartGit: GitSnapshot = null;
   private turnTimer: NodeJS.Timeout | undefined;
   private lastEventAt = 0;
+  /** The last finished turn drew an escalation (a refused claim, a loop): its end is no success. */
+  lastTurnEscalated = false;
   readonly artefactsAtStart: GitSnapshot;
 
   constructor(
@@ -84,6 +86,8 @@ export class AgentWatch {
     this.on.agentEvent(e);
     const responses = this.monitor.observe(e, { gitChanged });
     for (const r of responses) this.on.response(r);
+    // A nudged or stopped turn goes on (or ends otherwise); an escalated one still ends, but not as a success.
+    if (e.kind === 'turn-end') this.lastTurnEscalated = responses.some((r) => r.kind === 'escalate');
     if (e.kind === 'turn-end' && !responses.some((r) => r.kind === 'nudge' || r.kind === 'stop')) this.armTurnEnd(e.finalText);
   }
 

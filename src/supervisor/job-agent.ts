@@ -56,9 +56,15 @@ export class JobAgent {
     });
   }
 
+  /** Ended its turn with nothing held against it. */
+  get succeeded(): boolean {
+    return !this.watch.lastTurnEscalated;
+  }
+
   summary() {
     const s = this.watch.monitor.stats;
     return {
+      escalated_at_end: this.watch.lastTurnEscalated,
       agent: this.kind,
       transcript: this.watch.transcript,
       final_answer: this.finalText,
@@ -102,8 +108,10 @@ export class JobAgent {
   private onTurnEnded(text: string): void {
     if (!taskUpFront(this.host.argv) || this.host.state() !== 'running') return;
     this.finalText = text;
-    this.host.log('the agent finished its turn and waits at its input: done', { final: text.slice(0, 500) });
-    this.host.stop('turn-ended');
+    // A turn whose end drew an escalation (a refused claim, a loop) is over but not a success.
+    const cause = this.watch.lastTurnEscalated ? 'escalated' : 'turn-ended';
+    this.host.log(`the agent finished its turn and waits at its input: done (${cause})`, { final: text.slice(0, 500) });
+    this.host.stop(cause);
   }
 
   /** On any stop but success: what a person needs to pick the job up. */

@@ -130,6 +130,12 @@ export class LiveJob {
     return this.opts.paths.id;
   }
 
+  /** Finished its task: exit 0, or a turn that ended with nothing held against it. */
+  get succeeded(): boolean {
+    const r = this.watchdog.reason;
+    return (r.code === 'exit' && r.exitCode === 0) || r.code === 'turn-ended';
+  }
+
   /** Steps, tokens, final answer and verification, when the job runs an agent. */
   agentSummary() {
     return this.agent?.summary();
@@ -151,7 +157,10 @@ export class LiveJob {
     if (this.pty.running) {
       this.stopCause ??= cause;
       this.log.warn({ cause }, 'stopping job');
-      const steps: Array<() => void> = [() => this.pty.write('\x03'), () => this.pty.kill('SIGTERM'), () => this.pty.kill('SIGKILL')];
+      // Agent TUIs at their input box want Ctrl-C twice; a shell job is gone after the first.
+      const ctrlC = () => this.pty.write('\x03');
+      const steps: Array<() => void> = [ctrlC, () => this.pty.kill('SIGTERM'), () => this.pty.kill('SIGKILL')];
+      setTimeout(() => this.pty.running && ctrlC(), 500).unref();
       const next = () => {
         const step = steps.shift();
         if (!step || !this.pty.running) return;
@@ -327,7 +336,7 @@ export class LiveJob {
     });
     this.timer.stop();
     const reason = this.watchdog.reason;
-    const success = (reason.code === 'exit' && reason.exitCode === 0) || reason.code === 'turn-ended';
+    const success = this.succeeded;
     if (this.agent && !success) this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.summary.finish(e, this.screen.text(), this.agent?.summary());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
