@@ -27,7 +27,8 @@ export interface DaemonJobDeps {
   readonly onLog: (msg: string, fields?: object) => void;
 }
 
-const ACTIVITY_WRITE_MS = 5_000;
+// Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
+const ACTIVITY_WRITE_MS = 2_000;
 const BUDGET_CHECK_MS = 1_000;
 
 export class DaemonJob {
