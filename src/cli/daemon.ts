@@ -24,7 +24,17 @@ export function registerDaemon(program: Command): void {
   addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
     const stateDir = stateDirOf(flags);
     const rulesPath = resolve(flags.rules ?? defaultRulesPath());
-    const daemon = await Daemon.start({
+    // Handlers go in before the daemon starts: a SIGTERM during start-up is remembered, not fatal.
+    let signals = 0;
+    let daemon: Daemon | undefined;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      process.stderr.write(`nightshift daemon: ${sig}: ${signals === 1 ? 'draining (signal again to stop running jobs)' : 'stopping running jobs'}\n`);
+      if (daemon) void daemon.stop(signals === 1 ? 'drain' : 'now');
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    daemon = await Daemon.start({
       stateDir,
       maxRunning: flags.maxRunning,
       rulesPath,
@@ -33,15 +43,7 @@ export function registerDaemon(program: Command): void {
       tickMs: flags.tick,
     });
     process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log.replace(/\.log$/, '.N.log')}\n`);
-    let signals = 0;
-    // First SIGTERM/SIGINT drains (no new jobs, running ones finish); a second stops them too.
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals++;
-      process.stderr.write(`nightshift daemon: ${sig}: ${signals === 1 ? 'draining (signal again to stop running jobs)' : 'stopping running jobs'}\n`);
-      void daemon.stop(signals === 1 ? 'drain' : 'now');
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');
   });
