@@ -25,7 +25,13 @@ const TEST_TIMEOUT = 60_000;
 const servers: FakeAnthropic[] = [];
 const ptys: PtyHost[] = [];
 afterEach(async () => {
-  for (const p of ptys.splice(0)) p.dispose();
+  // Wait for each killed CLI to be gone: it writes into its HOME while dying, and removing that races it.
+  await Promise.all(
+    ptys.splice(0).map((p) => {
+      p.dispose();
+      return Promise.race([p.exited, new Promise((r) => setTimeout(r, 5_000))]);
+    }),
+  );
   cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });

@@ -33,7 +33,7 @@ export function cleanup(): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   live.clear();
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
 }
 
 function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {

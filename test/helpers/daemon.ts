@@ -318,7 +318,7 @@ export class Scope {
   async close(): Promise<void> {
     await Promise.all(this.daemons.splice(0).map((d) => d.stop()));
     await Promise.all(this.servers.splice(0).map((s) => s.stop()));
-    for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   }
 }
 
