@@ -16,6 +16,7 @@ import type { ToolEvent } from '../core/tool-events.js';
 import { PtyHost } from '../pty/host.js';
 import { Screen } from '../screen/screen.js';
 import { adapterFor, detectAgent, TranscriptFollower } from './index.js';
+import { until } from '../../test/helpers/until.js';
 
 const START = 30_000;
 const SOON = 15_000;
@@ -24,16 +25,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until<T>(probe: () => T | undefined | false, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Hangs up on the CLI and waits (briefly) for it to go, so it stops writing into folders we remove. */
 async function stop(pty: PtyHost): Promise<void> {

@@ -16,6 +16,7 @@ import { Screen } from '../../src/screen/screen.js';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
 import { claudeCommand, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
 import { contentBlocks, startFakeAnthropic, toolResults, toolResultText, type FakeAnthropic, type ScriptStep } from './fake-anthropic.js';
+import { until } from '../helpers/until.js';
 
 /** Start-up of the CLI (~64 MB of JavaScript) is 1.5–3 s here; a 2-core CI machine running another test file beside is slower. */
 const START = 30_000;
@@ -40,17 +41,6 @@ async function fake(script: ScriptStep[]): Promise<FakeAnthropic> {
   const f = await startFakeAnthropic(script);
   servers.push(f);
   return f;
-}
-
-/** Resolves with the value once `probe` returns something other than undefined/false; rejects after `ms`. */
-async function until<T>(probe: () => T | undefined | false, ms: number, what: string, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
 }
 
 /** The environment for startCli: HOME and the CLI's variables set, leaky ones removed. */

@@ -34,6 +34,7 @@ import { claudeCliPath, claudeMissingReason, prepareClaudeHome, skipClaudeTests,
 import { codexCliPath, codexMissingReason, prepareCodexHome, rollouts, skipCodexTests, type CodexHome } from './codex-env.js';
 import { contentBlocks, startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptStep } from './fake-anthropic.js';
 import { functionOutputs, isMainResponsesRequest, lastUserInput, startFakeOpenAI, type FakeOpenAI, type ResponsesStep } from './fake-openai.js';
+import { until } from '../helpers/until.js';
 
 /** Start-up of the CLI (~64 MB of JavaScript) is 1.5–3 s here; a 2-core CI machine running another test file beside is slower. */
 const START = 30_000;
@@ -57,17 +58,6 @@ async function fakeOpenAI(script: ResponsesStep[]): Promise<FakeOpenAI> {
   const f = await startFakeOpenAI(script);
   servers.push(f);
   return f;
-}
-
-/** Resolves with the value once `probe` returns something other than undefined/false; rejects after `ms`. */
-async function until<T>(probe: () => T | undefined | false, ms: number, what: string, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
 }
 
 // ---------------------------------------------------------------- set-up

@@ -23,6 +23,7 @@ import { readCast } from '../../src/record/cast-reader.js';
 import { claudeCommand, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from '../agents/claude-env.js';
 import { contentBlocks, startFakeAnthropic, toolResults, toolResultText, type FakeAnthropic, type ScriptStep } from '../agents/fake-anthropic.js';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
@@ -83,17 +84,6 @@ async function noneWithin(p: CliProcess, pred: (o: JsonLine) => boolean, ms: num
     throw e;
   }
   throw new Error(`unexpected ${what}: ${JSON.stringify(hit)}`);
-}
-
-/** Resolves with the value once `probe` returns something other than undefined/false; rejects after `ms`. */
-async function until<T>(probe: () => T | undefined | false, ms: number, what: string, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
 }
 
 /** The recording so far (it is written event by event, so it parses mid-run). */
