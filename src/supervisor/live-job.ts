@@ -79,6 +79,7 @@ export class LiveJob {
   private reloader: RuleReloader | undefined;
   private readonly responder: Responder;
   private stopCause: string | undefined;
+  private sampledCandidate: string | undefined;
   private agent: JobAgent | undefined;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
@@ -272,6 +273,7 @@ export class LiveJob {
     // is not activity: it must not end an episode or page anew. The recording keeps it.
     if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
+    if (signal.kind === 'screen') this.sampleForNewPrompt();
     this.timer.arm();
   }
 
@@ -287,6 +289,18 @@ export class LiveJob {
     this.cast.marker(this.clock.now(), toolMarker(e));
     this.log.info({ tool: e }, 'tool event');
     this.observe({ kind: 'tool', event: e });
+  }
+
+  /**
+   * A new prompt candidate gets a fresh /proc sample before it settles, so
+   * the responder's foreground check never rests on a sample older than the
+   * prompt (a 1 s timer can lag under load).
+   */
+  private sampleForNewPrompt(): void {
+    const c = this.watchdog.status().promptCandidate;
+    const key = c ? `${c.rule}@${c.since}` : undefined;
+    if (key !== undefined && key !== this.sampledCandidate) this.sampler.sampleNow();
+    this.sampledCandidate = key;
   }
 
   private onForeground(program: string | null): void {

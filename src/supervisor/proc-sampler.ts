@@ -34,6 +34,11 @@ export class ProcSampler {
     this.timer = undefined;
   }
 
+  /** Samples at once (a prompt just appeared: the responder must know who is in the foreground). */
+  sampleNow(): void {
+    this.sample();
+  }
+
   private sample(): void {
     const tree = readProcessTree(this.rootPid);
     if (tree.length === 0) return;
