@@ -12,7 +12,8 @@
  */
 import { InputError } from '../util/errors.js';
 import { openDatabase, type Database } from './db.js';
-import { illegalMove, isLegalJobMove } from './reasons.js';
+import { isSuccess } from '../core/outcome.js';
+import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
 import { json, newJobParams, toJobRecord, toTransitionRecord, type JobRow } from './rows.js';
 import { migrateBoard } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -131,11 +132,11 @@ export class Board {
    * their process with it, so they become done/interrupted. Queued jobs
    * stay queued. Returns the jobs it ended.
    */
-  recoverAfterCrash(now: number): JobRecord[] {
+  recoverAfterCrash(now: number, reason: JobReason = INTERRUPTED): JobRecord[] {
     const time = isoTime(now);
     return this.db.transaction(() => {
       const orphans = [...this.s.inState.all('running'), ...this.s.inState.all('blocked')].sort((a, b) => a.seq - b.seq);
-      return orphans.map((row) => this.move(row, 'done', INTERRUPTED, time));
+      return orphans.map((row) => this.move(row, 'done', reason, time));
     }).immediate();
   }
 
@@ -190,18 +191,12 @@ export class Board {
   }
 }
 
-/**
- * Success is a process that ended on its own with exit code 0. A job the
- * supervisor stopped (cancelled, timeout, budget, interrupted) did not
- * finish its work even if the process then exited 0.
- */
+/** Success as src/core/outcome.ts defines it (exit 0, or an agent's turn that ended clean). */
 function dependencyOutcome(dep: JobRow | undefined): DependencyOutcome {
   // Jobs are never deleted, so a missing one means a damaged board: it can never succeed.
   if (!dep) return 'failed';
   if (dep.state !== 'done') return 'waiting';
-  const reason = JSON.parse(dep.reason) as JobReason;
-  const exit = dep.exit === null ? null : (JSON.parse(dep.exit) as JobRecord['exit']);
-  return reason.code === 'exit' && exit?.code === 0 ? 'succeeded' : 'failed';
+  return isSuccess(toReason(JSON.parse(dep.reason) as JobReason)) ? 'succeeded' : 'failed';
 }
 
 /** A done reason that carries the exit code fills `exit`, so both land in one transaction. */

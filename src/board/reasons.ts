@@ -2,7 +2,8 @@
  * Which moves the board accepts: the task state machine's table (the same
  * one the watchdog obeys), plus two reasons only the board gives.
  */
-import { IllegalTransitionError, isLegal, type PromptClass, type Reason } from '../core/task-state.js';
+import { fromWire } from '../core/outcome.js';
+import { IllegalTransitionError, isLegal, type Reason } from '../core/task-state.js';
 import type { JobReason, JobState } from './types.js';
 
 interface BoardReason {
@@ -23,17 +24,8 @@ const BOARD_REASONS: ReadonlyMap<string, BoardReason> = new Map([
   ['start-failed', { from: ['queued', 'running'], as: 'cancelled' }],
 ]);
 
-/** The state machine's view of a board reason (camelCase, typed class). */
-export function toReason(r: JobReason, code: string = r.code): Reason {
-  return {
-    code,
-    ...(r.rule !== undefined && { rule: r.rule }),
-    ...(r.class !== undefined && { class: r.class as PromptClass }),
-    ...(r.exit_code !== undefined && { exitCode: r.exit_code }),
-    ...(r.signal !== undefined && { signal: r.signal }),
-    ...(r.detail !== undefined && { detail: r.detail }),
-  };
-}
+/** The state machine's view of a board reason. */
+export const toReason = (r: JobReason, code?: string): Reason => fromWire(r, code);
 
 export function isLegalJobMove(from: JobState, to: JobState, reason: JobReason): boolean {
   if (typeof reason?.code !== 'string') return false;

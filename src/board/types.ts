@@ -2,16 +2,12 @@
  * The task board's records, as the daemon, the CLI (--json) and scripts see
  * them. Field names are a public interface (README "Task board JSON").
  */
+import type { WireReason } from '../core/outcome.js';
+
 export type JobState = 'queued' | 'running' | 'blocked' | 'done';
 
-export interface JobReason {
-  code: string;
-  rule?: string;
-  class?: string;
-  detail?: string;
-  exit_code?: number | null;
-  signal?: string | null;
-}
+/** A reason as the board stores it: the wire format of src/core/outcome.ts. */
+export type JobReason = WireReason;
 
 export interface Budgets {
   /** Wall-clock cap from start, ms. */

@@ -41,10 +41,13 @@ export function registerDaemon(program: Command): void {
       policyPath: flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath),
       config: watchdogConfig(flags),
       tickMs: flags.tick,
+      onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
     process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log.replace(/\.log$/, '.N.log')}\n`);
     if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');
+    // The board is closed and the logs flushed; a child that ignored every signal must not keep this process alive.
+    process.exit(0);
   });
 }

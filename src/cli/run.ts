@@ -4,9 +4,10 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
-import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
+import { defaultPolicyPath } from '../rules/bundle.js';
+import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
-import { shellExitCode } from '../supervisor/evidence.js';
+import { exitStatus, wireReason } from '../core/outcome.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
@@ -58,10 +59,22 @@ export function registerRun(program: Command): void {
 }
 
 async function run(argv: string[], flags: RunFlags): Promise<number> {
-  const [command, ...args] = argv as [string, ...string[]];
   const rulesPath = resolve(flags.rules ?? defaultRulesPath());
   const policyPath = flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath);
-  const bundle = await loadBundle(rulesPath, policyPath);
+  const problem = (message: string) =>
+    process.stderr.write(flags.json ? `${JSON.stringify({ type: 'problem', message })}\n` : `nightshift: ${message}\n`);
+  const bundle = await LiveBundle.open(rulesPath, policyPath, {
+    rejected: (p) => problem(`rules not reloaded (keeping the last good ones): ${p}`),
+  });
+  try {
+    return await supervise(argv, flags, rulesPath, bundle, problem);
+  } finally {
+    await bundle.dispose();
+  }
+}
+
+async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bundle: LiveBundle, problem: (m: string) => void): Promise<number> {
+  const [command, ...args] = argv as [string, ...string[]];
   const agent = await agentOption(argv, rulesPath, flags.agent, flags.profile);
   const env = { ...(process.env as Record<string, string>) };
   for (const pair of flags.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
@@ -75,13 +88,7 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
     paths,
     bundle,
     ...(agent ? { agent } : {}),
-    reload: { rulesPath, policyPath },
-    onReloadProblem: (problem) =>
-      process.stderr.write(
-        flags.json
-          ? `${JSON.stringify({ type: 'problem', message: `rules not reloaded (keeping the last good ones): ${problem}` })}\n`
-          : `nightshift: rules not reloaded (keeping the last good ones): ${problem}\n`,
-      ),
+    onProblem: problem,
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,
@@ -95,14 +102,11 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const detach = attachTerminal(job, flags.rows === undefined && flags.cols === undefined);
   const stopTimer = flags.timeout === undefined ? undefined : setTimeout(() => void job.stop('timeout'), flags.timeout);
   const untrap = trapSignals(job);
-  const exit = await job.finished;
+  await job.finished;
   clearTimeout(stopTimer);
   untrap();
   detach();
-  // An agent that finished its task and was stopped at its input box succeeded, whatever its exit code.
-  if (job.watchdog.reason.code === 'turn-ended') return 0;
-  if (job.watchdog.reason.code === 'escalated') return 1;
-  return shellExitCode(exit);
+  return exitStatus(job.watchdog.reason);
 }
 
 /**
@@ -136,7 +140,7 @@ function reporter(json: boolean, id: string, dir: string) {
   return {
     transition(t: Transition) {
       const r = t.reason;
-      if (json) out(JSON.stringify({ type: 'state', time: time(t.t), state: t.to, reason: r.code, ...pick(r) }));
+      if (json) out(JSON.stringify({ type: 'state', time: time(t.t), state: t.to, reason: r.code, ...wireDetails(r) }));
       else out(`nightshift: ${time(t.t).slice(11, 23)} ${t.to} (${describe(r)})`);
     },
     action(a: Action) {
@@ -148,16 +152,13 @@ function reporter(json: boolean, id: string, dir: string) {
 }
 
 function describe(r: Transition['reason']): string {
-  const exit = r.signal ? r.signal : r.exitCode !== undefined && r.exitCode !== null ? `code ${r.exitCode}` : undefined;
+  const w = wireReason(r);
+  const exit = w.signal ? w.signal : w.exit_code !== undefined && w.exit_code !== null ? `code ${w.exit_code}` : undefined;
   return [r.code, r.rule, r.class, r.detail, exit].filter(Boolean).join(' ');
 }
 
-function pick(r: Transition['reason']) {
-  return {
-    ...(r.rule ? { rule: r.rule } : {}),
-    ...(r.class ? { class: r.class } : {}),
-    ...(r.detail ? { detail: r.detail } : {}),
-    ...(r.exitCode !== undefined ? { exit_code: r.exitCode } : {}),
-    ...(r.signal !== undefined ? { signal: r.signal } : {}),
-  };
+/** The wire reason's fields beside `reason` (its code). */
+function wireDetails(r: Transition['reason']) {
+  const { code: _code, ...rest } = wireReason(r);
+  return rest;
 }

@@ -6,11 +6,12 @@
 import type { Transition } from '../core/task-state.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
-import type { JobReason, JobRecord } from '../board/types.js';
+import type { JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
 import type { Page } from '../notify/page.js';
-import type { RuleBundle } from '../rules/bundle.js';
-import { shellExitCode } from '../supervisor/evidence.js';
+import type { BundleSource } from '../rules/live-bundle.js';
+import { isSuccess } from '../core/outcome.js';
+import { exitStatus, wireReason } from '../core/outcome.js';
 import { createJobDir } from '../supervisor/job-dir.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
@@ -19,9 +20,9 @@ export interface DaemonJobDeps {
   readonly board: Board;
   readonly pager: Pager;
   readonly stateDir: string;
-  readonly bundle: RuleBundle;
+  readonly bundle: BundleSource;
+  /** Where the probe profiles (probes.yaml) live. */
   readonly rulesPath: string;
-  readonly policyPath: string | null;
   readonly config: WatchdogConfig;
   readonly now: () => number;
   readonly onLog: (msg: string, fields?: object) => void;
@@ -58,7 +59,7 @@ export class DaemonJob {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
-        reload: { rulesPath: deps.rulesPath, policyPath: deps.policyPath },
+        onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
         config: deps.config,
         answerQueries: true,
         onTransition: (t) => job.onTransition(t),
@@ -68,7 +69,7 @@ export class DaemonJob {
     );
     job.budgetTimer = setInterval(() => job.checkBudgets(), BUDGET_CHECK_MS);
     job.budgetTimer.unref();
-    void job.live.finished.then(() => clearInterval(job.budgetTimer));
+    void job.live.finished.finally(() => clearInterval(job.budgetTimer));
     return job;
   }
 
@@ -83,14 +84,35 @@ export class DaemonJob {
 
   private onTransition(t: Transition): void {
     try {
-      this.deps.board.transition(this.id, t.to, toJobReason(t.reason), t.t);
-      if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: shellExitCode(t.reason), signal: t.reason.signal ?? null } });
+      this.deps.board.transition(this.id, t.to, wireReason(t.reason), t.t);
+      if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: exitStatus(t.reason), signal: t.reason.signal ?? null } });
     } catch (e) {
       // The board refuses a move it cannot make (the job was settled elsewhere); the job's own records still have it.
       this.deps.onLog('board refused a transition', { job: this.id, to: t.to, reason: t.reason.code, err: String(e) });
     }
-    // An unblocked or ended episode needs no more pages — except the budget page a trip just queued.
-    if (!this.tripped && ((t.from === 'blocked' && t.to === 'running') || t.to === 'done')) this.deps.pager.resolve(this.id);
+    try {
+      // An unblocked or ended episode needs no more pages — except the budget page a trip just queued.
+      if (!this.tripped && ((t.from === 'blocked' && t.to === 'running') || t.to === 'done')) this.deps.pager.resolve(this.id);
+      if (t.to === 'done' && failedOnItsOwn(t.reason)) this.pageFailure(t);
+    } catch (e) {
+      // The board closed under a job the daemon gave up waiting for (shutdown --now): its own files still have it.
+      this.deps.onLog('could not update pages', { job: this.id, err: String(e) });
+    }
+  }
+
+  /** A job that ended on its own without success (exit ≠ 0, a signal) pages: a person expects to hear of it. */
+  private pageFailure(t: Transition): void {
+    const how = t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    this.deps.pager.page({
+      ...this.pageBase(),
+      key: `${this.id}:failed`,
+      kind: 'failed',
+      state: 'done',
+      reason: t.reason.code,
+      prompt: `${this.record.name} failed: ${how}`,
+      urgent: false,
+      answer_command: `nightshift logs ${this.record.name}`,
+    });
   }
 
   private onAction(a: Action): void {
@@ -154,7 +176,7 @@ export class DaemonJob {
 
   private pageFor(a: Action): Page {
     const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : a.reason === 'unknown-prompt' ? 'unknown-prompt' : 'other';
-    const rule = this.deps.bundle.rules.prompts.find((r) => r.id === a.rule);
+    const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
     const suggested = rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>';
     const answer = a.reason === 'hung' ? `nightshift show ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
     return {
@@ -171,13 +193,7 @@ export class DaemonJob {
   }
 }
 
-function toJobReason(r: Transition['reason']): JobReason {
-  return {
-    code: r.code,
-    ...(r.rule ? { rule: r.rule } : {}),
-    ...(r.class ? { class: r.class } : {}),
-    ...(r.detail ? { detail: r.detail } : {}),
-    ...(r.exitCode !== undefined ? { exit_code: r.exitCode } : {}),
-    ...(r.signal !== undefined ? { signal: r.signal } : {}),
-  };
+/** Ended by itself (not stopped by nightshift or a person) and did not succeed. */
+function failedOnItsOwn(r: Transition['reason']): boolean {
+  return (r.code === 'exit' || r.code === 'signal') && !isSuccess(r);
 }

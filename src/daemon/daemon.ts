@@ -1,8 +1,8 @@
 /**
  * The daemon: one per state directory. Owns the board, the pager, the
- * control socket and every running job's PTY. Jobs live in this process:
- * if the daemon dies its jobs get SIGHUP and die too, and the next daemon
- * marks them done/interrupted (README "Restart").
+ * control socket, the rules bundles and every running job's PTY. Jobs live
+ * in this process: if the daemon dies its jobs get SIGHUP and die too, and
+ * the next daemon ends them done/interrupted (recover.ts).
  */
 import { existsSync } from 'node:fs';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
@@ -10,12 +10,14 @@ import { Board, openDatabase } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
-import { loadBundle, type RuleBundle } from '../rules/bundle.js';
 import type { Logger } from '../supervisor/logger.js';
+import { describeError } from '../util/errors.js';
+import { DaemonBundles } from './bundles.js';
 import { DaemonJob } from './daemon-job.js';
 import { daemonLogger } from './log.js';
 import { DaemonLock } from './lock.js';
 import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
+import { recoverCrashedJobs } from './recover.js';
 import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
 
@@ -27,23 +29,38 @@ export interface DaemonOptions {
   readonly config: WatchdogConfig;
   /** How often queued jobs and the pager's outbox are looked at. */
   readonly tickMs: number;
+  /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
+  readonly onProblem?: (message: string) => void;
 }
 
+/**
+ * `shutdown --now` (or a second SIGTERM) gives jobs the graceful ladder
+ * (interrupt, terminate, kill: 6 s), then kills what is left and exits, so
+ * the daemon is gone within 10 s whatever its jobs do.
+ */
+const FORCE_AFTER_MS = 7_500;
+const FORCE_GRACE_MS = 1_000;
+/** The last outbox flush at shutdown must not hold the exit hostage to a slow notifier. */
+const FINAL_PAGE_MS = 1_000;
+
 export class Daemon {
-  readonly jobs = new Map<string, DaemonJob>();
+  /** Running jobs by id; a job still starting holds its slot with `undefined`. */
+  readonly jobs = new Map<string, DaemonJob | undefined>();
   /** Jobs cancelled while their PTY was still being set up. */
   readonly cancelOnStart = new Set<string>();
   readonly paths: DaemonPaths;
   private stopping: 'drain' | 'now' | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private forceTimer: NodeJS.Timeout | undefined;
   private readonly stopped: Promise<void>;
   private resolveStopped!: () => void;
+  private shuttingDown = false;
 
   private constructor(
     readonly opts: DaemonOptions,
     readonly board: Board,
     readonly pager: Pager,
-    readonly bundle: RuleBundle,
+    readonly bundles: DaemonBundles,
     readonly log: Logger,
     private readonly lock: DaemonLock,
     private readonly server: ControlServer,
@@ -56,10 +73,19 @@ export class Daemon {
     const paths = daemonPaths(opts.stateDir);
     ensureRunDir(paths);
     const lock = DaemonLock.acquire(paths.lock);
+    let bundles: DaemonBundles | undefined;
     try {
-      const bundle = await loadBundle(opts.rulesPath, opts.policyPath);
-      const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
       const log = daemonLogger(paths.log);
+      bundles = new DaemonBundles(opts.rulesPath, opts.policyPath, {
+        rejected: (problem) => {
+          log.error({ problem }, 'rules or policy edit rejected; the last good ones stay in force');
+          opts.onProblem?.(`rules not reloaded (keeping the last good ones): ${problem}`);
+        },
+        applied: (policy) => log.info({ rules: opts.rulesPath, policy }, 'rules and policy reloaded'),
+      });
+      // Bad rules refuse the start (FILE:LINE, exit 2) before anything else is touched.
+      await bundles.for();
+      const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
       const db = openDatabase(opts.stateDir);
       const board = new Board(db);
       const pager = new Pager(db, notify, { now: () => Date.now() });
@@ -68,13 +94,14 @@ export class Daemon {
         handlers(() => daemon!),
         (e) => log.error({ err: e }, 'request failed'),
       );
-      daemon = new Daemon(opts, board, pager, bundle, log, lock, server);
+      daemon = new Daemon(opts, board, pager, bundles, log, lock, server);
       daemon.recover();
       await server.listen(paths.socket);
       daemon.loop();
       log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning }, 'daemon started');
       return daemon;
     } catch (e) {
+      await bundles?.dispose();
       lock.release();
       throw e;
     }
@@ -84,10 +111,10 @@ export class Daemon {
     return this.stopped;
   }
 
-  /** Jobs the previous daemon was running died with it: say so on the board. Queued jobs stay queued. */
+  /** The previous daemon's jobs died with it: end them for good (board, pages, their files). Queued jobs stay queued. */
   private recover(): void {
-    for (const j of this.board.recoverAfterCrash(Date.now())) {
-      this.log.warn({ job: j.id, name: j.name }, 'job was running when the daemon stopped; marked interrupted');
+    for (const r of recoverCrashedJobs(this.board, this.pager, Date.now())) {
+      this.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, problems: r.problems }, 'job was running when the daemon died; marked interrupted');
     }
   }
 
@@ -102,10 +129,9 @@ export class Daemon {
 
   /** Starts runnable jobs up to the limit: priority first, then first come first served. */
   schedule(): void {
+    if (this.shuttingDown) return;
     const now = Date.now();
-    for (const j of this.board.blockedByFailedDependency()) {
-      this.board.transition(j.id, 'done', { code: 'dependency-failed', detail: `a job in --after did not succeed` }, now);
-    }
+    for (const j of this.board.blockedByFailedDependency()) this.dependencyFailed(j, now);
     if (this.stopping) return;
     for (const rec of this.board.runnable(now)) {
       if (this.jobs.size >= this.opts.maxRunning) break;
@@ -114,17 +140,26 @@ export class Daemon {
     }
   }
 
+  private dependencyFailed(j: JobRecord, now: number): void {
+    const deps = j.after.map((id) => this.board.get(id)).filter((d) => d && d.state === 'done');
+    const failed = deps.map((d) => `${d!.name} (${d!.reason.code})`).join(', ');
+    this.board.transition(j.id, 'done', { code: 'dependency-failed', detail: `a job in --after did not succeed: ${failed}` }, now);
+    this.pageEnded(j, 'dependency-failed', `${j.name} will not run: ${failed} did not succeed`, now);
+  }
+
+  /**
+   * The slot is held from here until the job has ended or failed to start,
+   * whatever happens in between: `finally` gives it back.
+   */
   private async launch(rec: JobRecord): Promise<void> {
-    // Reserve the slot before the async start so a second tick cannot double-start.
-    this.jobs.set(rec.id, undefined as unknown as DaemonJob);
+    this.jobs.set(rec.id, undefined);
     try {
       const job = await DaemonJob.start(rec, {
         board: this.board,
         pager: this.pager,
         stateDir: this.opts.stateDir,
-        bundle: this.bundle,
+        bundle: await this.bundles.for(rec.policy ?? this.opts.policyPath),
         rulesPath: this.opts.rulesPath,
-        policyPath: rec.policy ?? this.opts.policyPath,
         config: this.opts.config,
         now: () => Date.now(),
         onLog: (msg, fields) => this.log.warn(fields ?? {}, msg),
@@ -137,13 +172,7 @@ export class Daemon {
       await job.live.finished;
       this.log.info({ job: rec.id, name: rec.name, exit: job.live.pty.exit }, 'job ended');
     } catch (e) {
-      this.log.error({ job: rec.id, err: e }, 'job failed to start');
-      this.cancelOnStart.delete(rec.id);
-      try {
-        this.board.transition(rec.id, 'done', { code: 'start-failed', detail: e instanceof Error ? e.message : String(e) }, Date.now());
-      } catch (err) {
-        this.log.error({ job: rec.id, err }, 'could not record the failed start');
-      }
+      this.startFailed(rec, e);
     } finally {
       this.jobs.delete(rec.id);
       if (this.stopping && this.jobs.size === 0) void this.shutdown();
@@ -151,31 +180,88 @@ export class Daemon {
     }
   }
 
+  private startFailed(rec: JobRecord, e: unknown): void {
+    this.log.error({ job: rec.id, err: e }, 'job failed to start');
+    this.cancelOnStart.delete(rec.id);
+    if (this.shuttingDown) return;
+    try {
+      const detail = describeError(e);
+      this.board.transition(rec.id, 'done', { code: 'start-failed', detail }, Date.now());
+      this.pageEnded(rec, 'start-failed', `${rec.name} could not start: ${detail}`, Date.now());
+    } catch (err) {
+      this.log.error({ job: rec.id, err }, 'could not record the failed start');
+    }
+  }
+
+  /** One page for a job that ended without ever running its course. */
+  private pageEnded(rec: JobRecord, kind: 'start-failed' | 'dependency-failed', text: string, now: number): void {
+    this.pager.page({
+      key: `${rec.id}:${kind}`,
+      job: rec.id,
+      name: rec.name,
+      state: 'done',
+      reason: kind,
+      kind,
+      rule: null,
+      class: null,
+      prompt: text,
+      screen: [],
+      answer_command: `nightshift show ${rec.name}`,
+      time: new Date(now).toISOString(),
+      urgent: false,
+    });
+  }
+
   running(): DaemonJob[] {
-    return [...this.jobs.values()].filter(Boolean);
+    return [...this.jobs.values()].filter((j): j is DaemonJob => j !== undefined);
+  }
+
+  /** A drain is on: new submissions wait for the next daemon. */
+  get draining(): boolean {
+    return this.stopping !== undefined;
   }
 
   /**
    * drain: take no new jobs, let running ones finish, then exit.
-   * now: also stop running jobs gracefully (interrupt, terminate, kill).
+   * now: also stop running jobs gracefully (interrupt, terminate, kill), and
+   * exit by FORCE_AFTER_MS + FORCE_GRACE_MS whatever state they are in.
    */
   async stop(mode: 'drain' | 'now'): Promise<void> {
     this.stopping = mode === 'now' || this.stopping === 'now' ? 'now' : 'drain';
-    this.log.info({ mode: this.stopping, running: this.running().length }, 'daemon stopping');
-    if (this.stopping === 'now') for (const j of this.running()) void j.live.stop('interrupted');
+    this.log.info({ mode: this.stopping, running: this.running().length, starting: this.jobs.size - this.running().length }, 'daemon stopping');
+    if (this.stopping === 'now') {
+      for (const j of this.running()) void j.live.stop('interrupted');
+      this.forceTimer ??= setTimeout(() => void this.force(), FORCE_AFTER_MS);
+    }
     // Jobs still starting count too: their records must land before the board closes.
     if (this.jobs.size === 0) await this.shutdown();
     return this.stopped;
   }
 
-  private shuttingDown = false;
+  /** The graceful stop ran out of time: kill what is left, say so on the board, exit. */
+  private async force(): Promise<void> {
+    const left = this.running();
+    this.log.warn({ jobs: left.map((j) => j.id), starting: this.jobs.size - left.length }, 'jobs did not stop in time; killing them');
+    for (const j of left) j.live.pty.kill('SIGKILL');
+    await Promise.race([Promise.all(left.map((j) => j.live.finished)), new Promise((r) => setTimeout(r, FORCE_GRACE_MS))]);
+    for (const id of this.jobs.keys()) {
+      const rec = this.board.get(id);
+      // A job still starting is queued on the board: it stays queued and runs at the next start.
+      if (rec && (rec.state === 'running' || rec.state === 'blocked')) {
+        this.board.transition(id, 'done', { code: 'interrupted', detail: 'did not stop in time at shutdown --now; killed' }, Date.now());
+      }
+    }
+    await this.shutdown();
+  }
 
   private async shutdown(): Promise<void> {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
     clearInterval(this.timer);
-    await this.pager.tick().catch(() => undefined);
+    clearTimeout(this.forceTimer);
+    await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
     await this.server.close();
+    await this.bundles.dispose();
     this.board.close();
     this.log.info({}, 'daemon stopped');
     await flushLogger(this.log);

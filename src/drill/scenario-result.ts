@@ -1,4 +1,5 @@
 /** The JSON shape of one drilled scenario (README "nightshift drill --json"), and its verdict. */
+import { wireReason } from '../core/outcome.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { ActionMatch, Expectations, StateMatch } from './expectations.js';
@@ -46,17 +47,8 @@ export interface ScenarioResult {
 const sec = (ms: number) => Math.round(ms) / 1_000;
 
 export function timelineEntry(tr: Transition): TimelineEntry {
-  const r = tr.reason;
-  return {
-    t: sec(tr.t),
-    state: tr.to,
-    reason: r.code,
-    ...(r.rule === undefined ? {} : { rule: r.rule }),
-    ...(r.class === undefined ? {} : { class: r.class }),
-    ...(r.exitCode === undefined ? {} : { exit_code: r.exitCode }),
-    ...(r.signal === undefined ? {} : { signal: r.signal }),
-    ...(r.detail === undefined ? {} : { detail: r.detail }),
-  };
+  const { code, ...rest } = wireReason(tr.reason);
+  return { t: sec(tr.t), state: tr.to, reason: code, ...rest };
 }
 
 export function actionEntry(a: Action): ActionEntry {

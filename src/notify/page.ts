@@ -5,7 +5,13 @@
  * they are redacted before a page is stored or sent anywhere.
  */
 
-export const PAGE_KINDS = ['prompt', 'unknown-prompt', 'hung', 'budget', 'other'] as const;
+export const PAGE_KINDS = [
+  'prompt', 'unknown-prompt', 'hung', 'budget', 'other',
+  // A job that ended badly: exit ≠ 0 or a signal, could not start, its --after job failed, or the daemon died under it.
+  'failed', 'start-failed', 'dependency-failed', 'interrupted',
+  // The state directory's disk is full: recordings and logs stop growing, the jobs go on.
+  'disk',
+] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
 
 export interface Page {

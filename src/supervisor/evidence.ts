@@ -7,8 +7,8 @@
  * done before any key is sent.
  */
 import { appendFileSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
-import type { Reason, Transition } from '../core/task-state.js';
+import { exitStatus } from '../core/outcome.js';
+import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 
 export interface PromptRecord {
@@ -93,7 +93,7 @@ export class EvidenceLog {
   transition(tr: Transition, wallTime: (t: number) => string): void {
     if (this.openKey === undefined || tr.from !== 'blocked') return;
     if (tr.to === 'blocked' && tr.reason.code === 'prompt' && tr.reason.rule === undefined) return;
-    const followed = tr.to === 'done' ? `exit:${shellExitCode(tr.reason)}` : tr.to === 'blocked' ? 'new-prompt' : tr.reason.code;
+    const followed = tr.to === 'done' ? `exit:${exitStatus(tr.reason)}` : tr.to === 'blocked' ? 'new-prompt' : tr.reason.code;
     this.append({ type: 'outcome', episode: this.episode, job: this.job, time: wallTime(tr.t), followed });
     this.openKey = undefined;
   }
@@ -107,10 +107,4 @@ function trimBlankTail(rows: readonly string[]): string[] {
   let end = rows.length;
   while (end > 0 && rows[end - 1]!.trim() === '') end--;
   return rows.slice(0, end);
-}
-
-/** The shell's view of how a process ended: its code, or 128 + the signal's number. */
-export function shellExitCode(r: Pick<Reason, 'exitCode' | 'signal'>): number {
-  if (r.signal) return 128 + ((osConstants.signals as Record<string, number>)[r.signal] ?? 0);
-  return r.exitCode ?? 0;
 }

@@ -56,11 +56,6 @@ export class JobAgent {
     });
   }
 
-  /** Ended its turn with nothing held against it. */
-  get succeeded(): boolean {
-    return !this.watch.lastTurnEscalated;
-  }
-
   summary() {
     const s = this.watch.monitor.stats;
     return {

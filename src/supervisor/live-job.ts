@@ -5,12 +5,13 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
-import { toolMarker, type ToolEvent, type ToolEventSource } from '../core/tool-events.js';
+import { toolMarker, type ToolEvent } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
-import { RuleReloader } from './rule-reloader.js';
+import { describeError, InputError } from '../util/errors.js';
+import { DisposableStore } from '../util/lifecycle.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { JobAgent } from './job-agent.js';
@@ -18,49 +19,20 @@ import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
 import { keySequence } from '../pty/keys.js';
-import { InputError } from '../util/errors.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
-import { EvidenceLog, shellExitCode } from './evidence.js';
-import type { JobPaths } from './job-dir.js';
+import { EvidenceLog } from './evidence.js';
+import { isSuccess, shellExitCode } from '../core/outcome.js';
 import { jobLogger, plain, type Logger } from './logger.js';
 import { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
 import { JobSummary } from './summary.js';
 import { SystemClock } from './system-clock.js';
+import type { JobOptions, JobSpec } from './job-spec.js';
+import { stopLadder } from './stop-ladder.js';
 
-export interface JobSpec {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly cols: number;
-  readonly rows: number;
-  readonly name?: string;
-}
-
-export interface JobOptions {
-  readonly paths: JobPaths;
-  readonly bundle: RuleBundle;
-  /** Watch these and reload rules and policy when they change. */
-  readonly reload?: { readonly rulesPath: string; readonly policyPath: string | null };
-  readonly onReloadProblem?: (problem: string) => void;
-  readonly config: WatchdogConfig;
-  readonly procSampleMs?: number;
-  readonly clock?: Clock;
-  readonly onTransition?: (t: Transition) => void;
-  readonly onAction?: (a: Action) => void;
-  readonly onOutput?: (data: string) => void;
-  /**
-   * Answer the program's terminal queries (cursor position, device
-   * attributes) from the headless screen. Off when a real terminal mirrors
-   * the output and answers them itself, or the program would get two replies.
-   */
-  readonly answerQueries?: boolean;
-  /** The agent this job runs (transcript, probes); absent = a plain program. */
-  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
-}
+export type { JobOptions, JobSpec } from './job-spec.js';
 
 export class LiveJob {
   readonly pty: PtyHost;
@@ -74,57 +46,101 @@ export class LiveJob {
   private readonly sampler: ProcSampler;
   private readonly evidence: EvidenceLog;
   private readonly summary: JobSummary;
-  private events: ToolEventSource | undefined;
   private readonly outputListeners = new Set<(data: string) => void>();
-  private reloader: RuleReloader | undefined;
   private readonly responder: Responder;
+  /** Everything the job holds (child, recording, sampler, watchers, timers), released by one dispose(). */
+  private readonly store: DisposableStore;
+  private exitInfo: PtyExit | undefined;
+  private startupDone!: (ok: boolean) => void;
+  private readonly startup = new Promise<boolean>((r) => (this.startupDone = r));
   private stopCause: string | undefined;
   private sampledCandidate: string | undefined;
   private agent: JobAgent | undefined;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
 
+  /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
   private constructor(
     readonly spec: JobSpec,
     private readonly opts: JobOptions,
+    store: DisposableStore,
   ) {
+    this.store = store;
     const p = opts.paths;
     this.clock = opts.clock ?? new SystemClock();
     const env = { ...spec.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
-    this.pty = PtyHost.spawn({ command: spec.command, args: [...spec.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
+    const pty = PtyHost.spawn({ command: spec.command, args: [...spec.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
+    this.pty = pty;
+    store.add(() => {
+      // A job released before it exited (a failed start) must not outlive its owner.
+      if (pty.running) pty.kill('SIGKILL');
+      pty.dispose();
+    });
     const start = this.clock.now();
     this.startedAt = start;
     this.log = jobLogger(p.log, p.id);
+    store.add(() => this.log.flush());
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
+    store.add(() => this.cast.close());
     this.screen = new Screen(spec.cols, spec.rows);
-    this.responder = new Responder(opts.bundle.rules.risks, opts.bundle.policy);
-    this.watchdog = new Watchdog(opts.bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
-    this.timer = new DeadlineTimer(this.watchdog, this.clock);
+    store.add(() => this.screen.dispose());
+    const bundle = opts.bundle.current;
+    this.responder = new Responder(bundle.rules.risks, bundle.policy);
+    this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
+    store.add(() => this.feed.dispose());
     this.evidence = new EvidenceLog(p.evidence, p.id);
     this.summary = new JobSummary(p, spec, start);
+    // Released before the recording and the log close, after the inputs below stop: the job's last words.
+    store.add(() => this.writeFinalRecords());
+    this.timer = new DeadlineTimer(this.watchdog, this.clock);
+    store.add(() => this.timer.stop());
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
       busy: (busy) => this.onProc(busy),
       foreground: (program) => this.onForeground(program),
     });
+    store.add(() => this.sampler.stop());
+    store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
     this.watchdog.listen({ transition: (t) => this.onTransition(t), action: (a) => this.onAction(a) });
-    this.finished = this.pty.exited.then((e) => this.onExit(e));
+    this.finished = this.pty.exited.then(async (e) => {
+      // Teardown waits for the start to finish: an exit during start must not close what start is still opening.
+      if (await this.startup) await this.onExit(e);
+      return e;
+    });
   }
 
-  /** Spawns the job; bad input (cwd, command) throws InputError before anything is written. */
+  /**
+   * Spawns the job. All or nothing: if any step fails, everything already
+   * taken (child, recording, sampler, watchers) is released and the error
+   * is thrown; bad input (cwd, command) throws InputError before anything is
+   * written.
+   */
   static async start(spec: JobSpec, opts: JobOptions): Promise<LiveJob> {
-    const job = new LiveJob(spec, opts);
-    job.log.info({ command: spec.command, args: spec.args, cwd: spec.cwd, pid: job.pty.pid }, 'job started');
-    job.watchdog.start();
-    job.pty.onData((data) => job.onData(data));
-    if (opts.answerQueries !== false) job.screen.onReply((reply) => job.pty.write(reply));
-    job.sampler.start(opts.procSampleMs ?? 1_000);
+    const store = new DisposableStore();
+    let job: LiveJob | undefined;
+    try {
+      job = new LiveJob(spec, opts, store);
+      await job.begin();
+      job.startupDone(true);
+      return job;
+    } catch (e) {
+      job?.startupDone(false);
+      await store.dispose().catch((err: unknown) => opts.onProblem?.(`releasing a job that failed to start: ${describeError(err)}`));
+      throw e;
+    }
+  }
+
+  private async begin(): Promise<void> {
+    const { spec, opts } = this;
+    this.log.info({ command: spec.command, args: spec.args, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
+    this.watchdog.start();
+    this.pty.onData((data) => this.onData(data));
+    if (opts.answerQueries !== false) this.screen.onReply((reply) => this.pty.write(reply));
+    this.sampler.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
-    if (!opts.agent) await job.attachEvents();
-    if (opts.reload) await job.watchRules(opts.reload.rulesPath, opts.reload.policyPath);
-    if (opts.agent) job.attachAgent(opts.agent.kind, opts.agent.profile);
-    job.timer.arm();
-    return job;
+    if (!opts.agent) await this.attachEvents();
+    if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile);
+    this.timer.arm();
   }
 
   get id(): string {
@@ -133,8 +149,7 @@ export class LiveJob {
 
   /** Finished its task: exit 0, or a turn that ended with nothing held against it. */
   get succeeded(): boolean {
-    const r = this.watchdog.reason;
-    return (r.code === 'exit' && r.exitCode === 0) || r.code === 'turn-ended';
+    return isSuccess(this.watchdog.reason);
   }
 
   /** Steps, tokens, final answer and verification, when the job runs an agent. */
@@ -158,17 +173,7 @@ export class LiveJob {
     if (this.pty.running) {
       this.stopCause ??= cause;
       this.log.warn({ cause }, 'stopping job');
-      // Agent TUIs at their input box want Ctrl-C twice; a shell job is gone after the first.
-      const ctrlC = () => this.pty.write('\x03');
-      const steps: Array<() => void> = [ctrlC, () => this.pty.kill('SIGTERM'), () => this.pty.kill('SIGKILL')];
-      setTimeout(() => this.pty.running && ctrlC(), 500).unref();
-      const next = () => {
-        const step = steps.shift();
-        if (!step || !this.pty.running) return;
-        step();
-        setTimeout(next, graceMs).unref();
-      };
-      next();
+      stopLadder(this.pty, graceMs);
     }
     return this.finished;
   }
@@ -188,7 +193,7 @@ export class LiveJob {
     if (this.watchdog.state !== 'blocked') {
       throw new InputError(`job ${this.id} is not blocked (it is ${this.watchdog.state}); nothing to answer`);
     }
-    const rule = this.watchdog.reason.rule ? this.opts.bundle.rules.prompts.find((r) => r.id === this.watchdog.reason.rule) : undefined;
+    const rule = this.watchdog.reason.rule ? this.opts.bundle.current.rules.prompts.find((r) => r.id === this.watchdog.reason.rule) : undefined;
     const enter = rule ? rule.answer.at(-1)?.toLowerCase() === 'enter' : true;
     const keys = enter ? [text, 'enter'] : [text];
     const now = this.clock.now();
@@ -244,28 +249,21 @@ export class LiveJob {
       this.spec.env,
       this.pty.pid,
     );
+    const agent = this.agent;
+    this.store.add(() => agent.watch.close());
   }
 
-  private async watchRules(rulesPath: string, policyPath: string | null): Promise<void> {
-    this.reloader = new RuleReloader(rulesPath, policyPath, {
-      applied: (b) => {
-        this.watchdog.setRules(b.rules);
-        this.responder.update(b.rules.risks, b.policy);
-        this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
-      },
-      rejected: (problem) => {
-        this.log.error({ problem }, 'rules or policy edit rejected; the last good ones stay in force');
-        this.opts.onReloadProblem?.(problem);
-      },
-    });
-    await this.reloader.start();
+  private applyBundle(b: RuleBundle): void {
+    this.watchdog.setRules(b.rules);
+    this.responder.update(b.rules.risks, b.policy);
+    this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
   }
 
   private async attachEvents(): Promise<void> {
     const source = await EventFileSource.open(this.opts.paths.events);
+    this.store.add(() => source.close());
     source.onProblem((m) => this.log.warn({ problem: m }, 'bad tool event'));
     source.onEvent((e) => this.onTool(e));
-    this.events = source;
   }
 
   private observe(signal: Parameters<Watchdog['observe']>[0]): void {
@@ -333,32 +331,30 @@ export class LiveJob {
     this.opts.onAction?.(a);
   }
 
-  private async onExit(e: PtyExit): Promise<PtyExit> {
+  /** Releases everything the job holds; the final records are written on the way (writeFinalRecords). */
+  private async onExit(e: PtyExit): Promise<void> {
     await this.feed.settled();
+    this.exitInfo = e;
+    this.outputListeners.clear();
+    await this.store.dispose().catch((err: unknown) => this.opts.onProblem?.(`job ${this.id} teardown: ${describeError(err)}`));
+  }
+
+  /** The exit in the recording, the done state, the summary and the resume card; nothing when the job never started. */
+  private writeFinalRecords(): void {
+    const e = this.exitInfo;
+    if (!e) return;
     const now = this.clock.now();
-    this.sampler.stop();
-    await this.events?.close();
-    await this.reloader?.close();
-    await this.agent?.watch.close();
     this.cast.exit(now, shellExitCode(e));
-    this.cast.close();
     this.watchdog.observe({
       kind: 'exit',
       exitCode: e.signal ? null : e.exitCode,
       signal: e.signal,
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
-    this.timer.stop();
     const reason = this.watchdog.reason;
-    const success = this.succeeded;
-    if (this.agent && !success) this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
-    this.summary.finish(e, this.screen.text(), this.agent?.summary());
+    if (this.agent && !this.succeeded) this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    this.summary.finish(reason, now, this.screen.text(), this.agent?.summary());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
-    this.log.flush();
-    this.feed.dispose();
-    this.screen.dispose();
-    this.pty.dispose();
-    return e;
   }
 }
 

@@ -1,8 +1,7 @@
 /** summary.json: the job at a glance, rewritten atomically on every change. */
-import type { Transition } from '../core/task-state.js';
-import type { PtyExit } from '../pty/host.js';
+import { exitStatus } from '../core/outcome.js';
+import type { Reason, Transition } from '../core/task-state.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
-import { shellExitCode } from './evidence.js';
 import type { JobPaths } from './job-dir.js';
 import type { JobSpec } from './live-job.js';
 
@@ -73,9 +72,10 @@ export class JobSummary {
     this.write();
   }
 
-  finish(e: PtyExit, finalScreen: string, agent?: Record<string, unknown>): void {
-    this.data.ended = new Date().toISOString();
-    this.data.exit = { code: shellExitCode(e), signal: e.signal };
+  /** `reason` is the done reason: its exit status is the job's (src/core/outcome.ts). */
+  finish(reason: Reason, endMs: number, finalScreen: string, agent?: Record<string, unknown>): void {
+    this.data.ended = new Date(endMs).toISOString();
+    this.data.exit = { code: exitStatus(reason), signal: reason.signal ?? null };
     this.data.final_screen = finalScreen;
     if (agent) this.data.agent = agent;
     this.write();

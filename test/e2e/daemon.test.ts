@@ -19,6 +19,7 @@ import {
   freePort,
   jobPid,
   processAlive,
+  rawSpec,
   readBoardFile,
   Scope,
   sr,
@@ -81,20 +82,6 @@ function expectInputError(r: { code: number | null; stdout: string; stderrLines:
   expect(r.stdout).toBe('');
 }
 
-/** A job spec as `nightshift submit` sends it over the socket. */
-function rawSpec(name: string, command: string[], cwd: string) {
-  return {
-    name,
-    command,
-    cwd,
-    env: {},
-    policy: null,
-    rules: null,
-    budgets: { wall_ms: null, tokens: null, no_progress_ms: null },
-    priority: 0,
-    after: [],
-  };
-}
 
 describe('daemon: the board', () => {
   it('four real jobs at once: prompt, hang, busy child, plain exit each reach their state and reason; transitions in order', async (ctx) => {
@@ -532,10 +519,14 @@ describe('daemon: crash and restart', () => {
     }
     expect(by('later').reason).toEqual({ code: 'exit', exit_code: 0, signal: null });
     expect((await d2.show('later')).screen).toContain('later-ran');
-    // The page the first daemon could not send goes out from the second.
-    const [hit] = await srv.waitHits('/hook', 1, SOON);
-    expect(JSON.parse(hit!.body)).toMatchObject({ name: 'ask', kind: 'prompt', answer_command: 'nightshift answer ask y' });
-    expect(hit!.body).not.toContain(SECRET);
+    // The prompt page the first daemon could not send is stale (nobody can answer a dead process):
+    // the second daemon resolves it and pages once per interrupted job instead (issue 8.2).
+    const hits = await srv.waitHits('/hook', 2, SOON);
+    const pages = hits.map((x) => JSON.parse(x.body) as { name: string; kind: string; prompt: string });
+    expect(pages.map((p) => `${p.name}:${p.kind}`).sort()).toEqual(['ask:interrupted', 'work:interrupted']);
+    expect(pages.find((p) => p.name === 'ask')!.prompt).toContain('Continue? [y/N]');
+    expect((await d2.show('ask')).pages.filter((p) => p.page.kind === 'prompt').map((p) => p.status)).toEqual(['resolved']);
+    for (const x of hits) expect(x.body).not.toContain(SECRET);
     // The queued job ran under the new daemon, never the old one.
     expect(ms(by('later').started)).toBeGreaterThan(ms(by('ask').ended) - 1);
   }, 90_000);

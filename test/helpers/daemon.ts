@@ -17,6 +17,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { afterEach, type TestContext } from 'vitest';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
@@ -350,4 +351,37 @@ export function jobPid(job: JobRecord): number {
 /** The board without fields that move on their own while nothing happens (last_activity). */
 export function stable(jobs: JobRecord[]): unknown[] {
   return jobs.map(({ last_activity: _la, ...rest }) => rest);
+}
+
+/** A job spec as `nightshift submit` sends it over the socket. */
+export function rawSpec(name: string, command: string[], cwd: string) {
+  return {
+    name,
+    command,
+    cwd,
+    env: {},
+    policy: null,
+    rules: null,
+    budgets: { wall_ms: null, tokens: null, no_progress_ms: null },
+    priority: 0,
+    after: [],
+  };
+}
+
+/**
+ * Per-test scopes for a test file: `const scope = useScopes();` then
+ * `scope(ctx)` in a test; each is closed in afterEach.
+ */
+export function useScopes(): (ctx: TestContext) => Scope {
+  const scopes = new Map<string, Scope>();
+  afterEach(async (ctx) => {
+    const s = scopes.get(ctx.task.id);
+    scopes.delete(ctx.task.id);
+    await s?.close();
+  });
+  return (ctx) => {
+    const s = new Scope();
+    scopes.set(ctx.task.id, s);
+    return s;
+  };
 }

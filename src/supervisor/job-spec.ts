@@ -1,0 +1,40 @@
+/** What a live job runs (JobSpec) and how it is wired (JobOptions). */
+import type { AgentKind } from '../core/agent-events.js';
+import type { Clock } from '../core/clock.js';
+import type { Transition } from '../core/task-state.js';
+import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import type { ProbeProfile } from '../probes/index.js';
+import type { BundleSource } from '../rules/live-bundle.js';
+import type { JobPaths } from './job-dir.js';
+
+export interface JobSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly cols: number;
+  readonly rows: number;
+  readonly name?: string;
+}
+
+export interface JobOptions {
+  readonly paths: JobPaths;
+  /** The rules and policy in force; the job follows its later reloads. */
+  readonly bundle: BundleSource;
+  /** A release that failed during teardown (the others still ran). */
+  readonly onProblem?: (problem: string) => void;
+  readonly config: WatchdogConfig;
+  readonly procSampleMs?: number;
+  readonly clock?: Clock;
+  readonly onTransition?: (t: Transition) => void;
+  readonly onAction?: (a: Action) => void;
+  readonly onOutput?: (data: string) => void;
+  /**
+   * Answer the program's terminal queries (cursor position, device
+   * attributes) from the headless screen. Off when a real terminal mirrors
+   * the output and answers them itself, or the program would get two replies.
+   */
+  readonly answerQueries?: boolean;
+  /** The agent this job runs (transcript, probes); absent = a plain program. */
+  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+}
