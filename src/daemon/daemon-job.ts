@@ -9,6 +9,7 @@ import type { Board } from '../board/board.js';
 import type { JobReason, JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
 import type { Page } from '../notify/page.js';
+import { redactorFor, type Redactor } from '../notify/secrets.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { shellExitCode } from '../supervisor/evidence.js';
 import { createJobDir } from '../supervisor/job-dir.js';
@@ -38,11 +39,15 @@ export class DaemonJob {
   private tripped = false;
 
   private liveJob: LiveJob | undefined;
+  /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
+  private readonly redact: Redactor;
 
   private constructor(
     readonly record: JobRecord,
     private readonly deps: DaemonJobDeps,
-  ) {}
+  ) {
+    this.redact = redactorFor(record.env);
+  }
 
   /** The job's own callbacks exist before its PTY does: a job that ends at once still reaches the board. */
   static async start(rec: JobRecord, deps: DaemonJobDeps): Promise<DaemonJob> {
@@ -61,6 +66,7 @@ export class DaemonJob {
         reload: { rulesPath: deps.rulesPath, policyPath: deps.policyPath },
         config: deps.config,
         answerQueries: true,
+        redact: job.redact,
         onTransition: (t) => job.onTransition(t),
         onAction: (a) => job.onAction(a),
         onOutput: () => job.onActivity(),
@@ -96,7 +102,7 @@ export class DaemonJob {
   private onAction(a: Action): void {
     if (a.kind !== 'escalate') return;
     this.episode++;
-    this.deps.pager.page(this.pageFor(a));
+    this.deps.pager.page(this.pageFor(a), this.redact);
   }
 
   private onActivity(): void {
@@ -134,7 +140,7 @@ export class DaemonJob {
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
     this.deps.pager.resolve(this.id);
     this.episode++;
-    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` });
+    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);
     void this.live.stop(cause);
   }
 

@@ -13,6 +13,7 @@ import { Pager } from '../notify/pager.js';
 import { loadBundle, type RuleBundle } from '../rules/bundle.js';
 import type { Logger } from '../supervisor/logger.js';
 import { DaemonJob } from './daemon-job.js';
+import { jobRedactors } from './job-secrets.js';
 import { daemonLogger } from './log.js';
 import { DaemonLock } from './lock.js';
 import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
@@ -59,9 +60,9 @@ export class Daemon {
     try {
       const bundle = await loadBundle(opts.rulesPath, opts.policyPath);
       const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
-      const log = daemonLogger(paths.log);
       const db = openDatabase(opts.stateDir);
       const board = new Board(db);
+      const log = daemonLogger(paths.log, jobRedactors(board));
       const pager = new Pager(db, notify, { now: () => Date.now() });
       let daemon: Daemon | undefined;
       const server = new ControlServer(

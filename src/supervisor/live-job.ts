@@ -60,6 +60,8 @@ export interface JobOptions {
   readonly answerQueries?: boolean;
   /** The agent this job runs (transcript, probes); absent = a plain program. */
   readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /** The job's Redactor (src/notify/secrets.ts): applied to its log, evidence and summary. The recording stays raw. */
+  readonly redact?: (text: string) => string;
 }
 
 export class LiveJob {
@@ -94,15 +96,15 @@ export class LiveJob {
     this.pty = PtyHost.spawn({ command: spec.command, args: [...spec.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
     const start = this.clock.now();
     this.startedAt = start;
-    this.log = jobLogger(p.log, p.id);
+    this.log = jobLogger(p.log, p.id, opts.redact);
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
     this.screen = new Screen(spec.cols, spec.rows);
     this.responder = new Responder(opts.bundle.rules.risks, opts.bundle.policy);
     this.watchdog = new Watchdog(opts.bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.timer = new DeadlineTimer(this.watchdog, this.clock);
     this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
-    this.evidence = new EvidenceLog(p.evidence, p.id);
-    this.summary = new JobSummary(p, spec, start);
+    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact);
+    this.summary = new JobSummary(p, spec, start, opts.redact);
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
       busy: (busy) => this.onProc(busy),
       foreground: (program) => this.onForeground(program),

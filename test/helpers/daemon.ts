@@ -20,7 +20,8 @@ import Sqlite from 'better-sqlite3';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
-import { runCli, startCli, type CliProcess, type Exit } from './cli.js';
+import { afterAll, afterEach, type TestContext } from 'vitest';
+import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
 export const FAST = ['--screen-quiet', '1s', '--tool-gap', '2s', '--settle', '1s', '--tick', '200ms'] as const;
@@ -350,4 +351,24 @@ export function jobPid(job: JobRecord): number {
 /** The board without fields that move on their own while nothing happens (last_activity). */
 export function stable(jobs: JobRecord[]): unknown[] {
   return jobs.map(({ last_activity: _la, ...rest }) => rest);
+}
+
+/**
+ * Registers afterEach/afterAll in the calling test file and returns
+ * `scope(ctx)`: the test's own Scope (folders, daemons, servers), closed
+ * after the test.
+ */
+export function scopedTests(): (ctx: TestContext) => Scope {
+  const scopes = new Map<string, Scope>();
+  afterEach(async (ctx) => {
+    const s = scopes.get(ctx.task.id);
+    scopes.delete(ctx.task.id);
+    await s?.close();
+  });
+  afterAll(cleanup);
+  return (ctx) => {
+    const s = new Scope();
+    scopes.set(ctx.task.id, s);
+    return s;
+  };
 }
