@@ -10,6 +10,7 @@ import { Board, openDatabase } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
+import { startupReport, type StartupReport } from '../notify/startup.js';
 import { loadBundle, type RuleBundle } from '../rules/bundle.js';
 import type { Logger } from '../supervisor/logger.js';
 import { DaemonJob } from './daemon-job.js';
@@ -35,6 +36,8 @@ export class Daemon {
   /** Jobs cancelled while their PTY was still being set up. */
   readonly cancelOnStart = new Set<string>();
   readonly paths: DaemonPaths;
+  /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
+  startup: StartupReport = { notifiers: '', warnings: [] };
   private stopping: 'drain' | 'now' | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly stopped: Promise<void>;
@@ -60,6 +63,7 @@ export class Daemon {
     try {
       const bundle = await loadBundle(opts.rulesPath, opts.policyPath);
       const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
+      const startup = await startupReport(notify, process.env);
       const db = openDatabase(opts.stateDir);
       const board = new Board(db);
       const log = daemonLogger(paths.log, jobRedactors(board));
@@ -72,8 +76,10 @@ export class Daemon {
       daemon = new Daemon(opts, board, pager, bundle, log, lock, server);
       daemon.recover();
       await server.listen(paths.socket);
+      daemon.startup = startup;
       daemon.loop();
-      log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning }, 'daemon started');
+      for (const warning of daemon.startup.warnings) log.warn({ warning }, 'start-up warning');
+      log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning, notifiers: daemon.startup.notifiers }, 'daemon started');
       return daemon;
     } catch (e) {
       lock.release();

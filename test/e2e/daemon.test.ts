@@ -19,6 +19,7 @@ import {
   freePort,
   jobPid,
   processAlive,
+  expectInputError,
   readBoardFile,
   scopedTests,
   sr,
@@ -57,15 +58,6 @@ function maxOverlap(jobs: JobRecord[], now = Date.now()): number {
   let max = 0;
   for (const [, d] of edges) max = Math.max(max, (cur += d));
   return max;
-}
-
-/** A CLI failure as the README promises: exit 2, one `nightshift:` line, no stack, nothing on stdout. */
-function expectInputError(r: { code: number | null; stdout: string; stderrLines: string[] }, pattern: RegExp): void {
-  expect(r.code, r.stderrLines.join('\n')).toBe(2);
-  expect(r.stderrLines).toHaveLength(1);
-  expect(r.stderrLines[0]).toMatch(/^nightshift: /);
-  expect(r.stderrLines[0]).toMatch(pattern);
-  expect(r.stdout).toBe('');
 }
 
 /** A job spec as `nightshift submit` sends it over the socket. */

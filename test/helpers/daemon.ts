@@ -20,7 +20,7 @@ import Sqlite from 'better-sqlite3';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
-import { afterAll, afterEach, type TestContext } from 'vitest';
+import { afterAll, afterEach, expect, type TestContext } from 'vitest';
 import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
@@ -371,4 +371,13 @@ export function scopedTests(): (ctx: TestContext) => Scope {
     scopes.set(ctx.task.id, s);
     return s;
   };
+}
+
+/** A CLI failure as the README promises: exit 2, one `nightshift:` line, no stack, nothing on stdout. */
+export function expectInputError(r: { code: number | null; stdout: string; stderrLines: string[] }, pattern: RegExp): void {
+  expect(r.code, r.stderrLines.join('\n')).toBe(2);
+  expect(r.stderrLines).toHaveLength(1);
+  expect(r.stderrLines[0]).toMatch(/^nightshift: /);
+  expect(r.stderrLines[0]).toMatch(pattern);
+  expect(r.stdout).toBe('');
 }
