@@ -43,7 +43,9 @@ export function registerDaemon(program: Command): void {
       tickMs: flags.tick,
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
-    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${daemon.paths.log.replace(/\.log$/, '.N.log')}\n`);
+    for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);
+    const log = daemon.paths.log.replace(/\.log$/, '.N.log');
+    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${log}, notifiers: ${daemon.startup.notifiers}\n`);
     if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');

@@ -38,7 +38,9 @@ export function registerResume(program: Command): void {
       name: f.name ?? nextName(old.name, board),
       command: resumeCommand(card),
       cwd: card.cwd,
-      env: old.env,
+      // The board shows secret values masked; the daemon copies the old job's real env.
+      env: {},
+      env_of: old.id,
       policy: old.policy,
       rules: old.rules,
       budgets: remaining(old, card, f),

@@ -9,6 +9,7 @@ import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { exitStatus, wireReason } from '../core/outcome.js';
 import { agentOption } from '../supervisor/agent-option.js';
+import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
@@ -76,8 +77,8 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
 async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bundle: LiveBundle, problem: (m: string) => void): Promise<number> {
   const [command, ...args] = argv as [string, ...string[]];
   const agent = await agentOption(argv, rulesPath, flags.agent, flags.profile);
-  const env = { ...(process.env as Record<string, string>) };
-  for (const pair of flags.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  const own = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  const env = { ...(process.env as Record<string, string>), ...own };
   const cols = flags.cols ?? process.stdout.columns ?? 120;
   const rows = flags.rows ?? process.stdout.rows ?? 40;
   const spec = { command, args, cwd: resolve(flags.cwd ?? '.'), env, cols, rows, ...(flags.name ? { name: flags.name } : {}) };
@@ -87,6 +88,8 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
   const job = await LiveJob.start(spec, {
     paths,
     bundle,
+    // The values given with --env stay out of the job's log, evidence and summary.
+    redact: redactorFor(own),
     ...(agent ? { agent } : {}),
     onProblem: problem,
     config: watchdogConfig(flags),

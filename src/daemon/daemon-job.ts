@@ -10,8 +10,8 @@ import type { JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
 import type { Page } from '../notify/page.js';
 import type { BundleSource } from '../rules/live-bundle.js';
-import { isSuccess } from '../core/outcome.js';
-import { exitStatus, wireReason } from '../core/outcome.js';
+import { exitStatus, isSuccess, wireReason } from '../core/outcome.js';
+import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { createJobDir } from '../supervisor/job-dir.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
@@ -39,11 +39,15 @@ export class DaemonJob {
   private tripped = false;
 
   private liveJob: LiveJob | undefined;
+  /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
+  private readonly redact: Redactor;
 
   private constructor(
     readonly record: JobRecord,
     private readonly deps: DaemonJobDeps,
-  ) {}
+  ) {
+    this.redact = redactorFor(record.env);
+  }
 
   /** The job's own callbacks exist before its PTY does: a job that ends at once still reaches the board. */
   static async start(rec: JobRecord, deps: DaemonJobDeps): Promise<DaemonJob> {
@@ -62,6 +66,7 @@ export class DaemonJob {
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
         config: deps.config,
         answerQueries: true,
+        redact: job.redact,
         onTransition: (t) => job.onTransition(t),
         onAction: (a) => job.onAction(a),
         onOutput: () => job.onActivity(),
@@ -112,13 +117,13 @@ export class DaemonJob {
       prompt: `${this.record.name} failed: ${how}`,
       urgent: false,
       answer_command: `nightshift logs ${this.record.name}`,
-    });
+    }, this.redact);
   }
 
   private onAction(a: Action): void {
     if (a.kind !== 'escalate') return;
     this.episode++;
-    this.deps.pager.page(this.pageFor(a));
+    this.deps.pager.page(this.pageFor(a), this.redact);
   }
 
   private onActivity(): void {
@@ -156,7 +161,7 @@ export class DaemonJob {
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
     this.deps.pager.resolve(this.id);
     this.episode++;
-    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` });
+    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);
     void this.live.stop(cause);
   }
 

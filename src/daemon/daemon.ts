@@ -10,10 +10,13 @@ import { Board, openDatabase } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
+import { startupReport, type StartupReport } from '../notify/startup.js';
 import type { Logger } from '../supervisor/logger.js';
 import { describeError } from '../util/errors.js';
 import { DaemonBundles } from './bundles.js';
 import { DaemonJob } from './daemon-job.js';
+import { jobRedactors } from './job-secrets.js';
+import { redactorFor } from '../notify/secrets.js';
 import { daemonLogger } from './log.js';
 import { DaemonLock } from './lock.js';
 import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
@@ -49,6 +52,8 @@ export class Daemon {
   /** Jobs cancelled while their PTY was still being set up. */
   readonly cancelOnStart = new Set<string>();
   readonly paths: DaemonPaths;
+  /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
+  startup: StartupReport = { notifiers: '', warnings: [] };
   private stopping: 'drain' | 'now' | undefined;
   private timer: NodeJS.Timeout | undefined;
   private forceTimer: NodeJS.Timeout | undefined;
@@ -75,30 +80,36 @@ export class Daemon {
     const lock = DaemonLock.acquire(paths.lock);
     let bundles: DaemonBundles | undefined;
     try {
-      const log = daemonLogger(paths.log);
+      // The log redacts each job's own secrets, so it opens after the board; reloads only report once it is up.
+      let log: Logger | undefined;
       bundles = new DaemonBundles(opts.rulesPath, opts.policyPath, {
         rejected: (problem) => {
-          log.error({ problem }, 'rules or policy edit rejected; the last good ones stay in force');
+          log?.error({ problem }, 'rules or policy edit rejected; the last good ones stay in force');
           opts.onProblem?.(`rules not reloaded (keeping the last good ones): ${problem}`);
         },
-        applied: (policy) => log.info({ rules: opts.rulesPath, policy }, 'rules and policy reloaded'),
+        applied: (policy) => log?.info({ rules: opts.rulesPath, policy }, 'rules and policy reloaded'),
       });
       // Bad rules refuse the start (FILE:LINE, exit 2) before anything else is touched.
       await bundles.for();
       const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
+      const startup = await startupReport(notify, process.env);
       const db = openDatabase(opts.stateDir);
       const board = new Board(db);
+      log = daemonLogger(paths.log, jobRedactors(board));
+      const daemonLog = log;
       const pager = new Pager(db, notify, { now: () => Date.now() });
       let daemon: Daemon | undefined;
       const server = new ControlServer(
         handlers(() => daemon!),
-        (e) => log.error({ err: e }, 'request failed'),
+        (e) => daemonLog.error({ err: e }, 'request failed'),
       );
       daemon = new Daemon(opts, board, pager, bundles, log, lock, server);
       daemon.recover();
       await server.listen(paths.socket);
+      daemon.startup = startup;
       daemon.loop();
-      log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning }, 'daemon started');
+      for (const warning of daemon.startup.warnings) log.warn({ warning }, 'start-up warning');
+      log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning, notifiers: daemon.startup.notifiers }, 'daemon started');
       return daemon;
     } catch (e) {
       await bundles?.dispose();
@@ -209,7 +220,7 @@ export class Daemon {
       answer_command: `nightshift show ${rec.name}`,
       time: new Date(now).toISOString(),
       urgent: false,
-    });
+    }, redactorFor(rec.env));
   }
 
   running(): DaemonJob[] {

@@ -7,6 +7,7 @@ import { InputError } from '../util/errors.js';
 import type { Daemon } from './daemon.js';
 import type { DaemonJob } from './daemon-job.js';
 import type { CallContext, Handler } from './server.js';
+import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
 
 const str = (args: Record<string, unknown>, key: string): string => {
   const v = args[key];
@@ -24,9 +25,10 @@ export function handlers(daemon: () => Daemon): Record<string, Handler> {
   const d = daemon;
   return {
     status: async () => ({ pid: process.pid, state_dir: d().opts.stateDir, counts: d().board.counts(), max_running: d().opts.maxRunning }),
-    submit: async (args) => submit(d(), args),
-    board: async () => d().board.list(),
-    show: async (args) => show(d(), str(args, 'job')),
+    // Records leave the daemon masked: secret-looking env values are ***, the job's own values redacted.
+    submit: async (args) => maskJob(await submit(d(), args)),
+    board: async () => d().board.list().map((rec) => maskJob(rec)),
+    show: async (args) => maskShown(show(d(), str(args, 'job'))),
     answer: async (args) => {
       const rec = d().board.require(str(args, 'job'));
       if (rec.state !== 'blocked') throw new InputError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);
@@ -63,7 +65,7 @@ export function handlers(daemon: () => Daemon): Record<string, Handler> {
 }
 
 function submit(d: Daemon, args: Record<string, unknown>): Promise<JobRecord> | JobRecord {
-  const spec = args.spec as Record<string, unknown> | undefined;
+  const spec = inheritEnv(d.board, args.spec) as Record<string, unknown> | undefined;
   if (!spec || typeof spec !== 'object') throw new InputError('submit needs a spec');
   const cwd = String(spec.cwd ?? '');
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InputError(`--cwd ${cwd} is not an existing directory`);

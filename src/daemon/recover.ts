@@ -12,6 +12,7 @@ import type { Board } from '../board/board.js';
 import type { JobReason, JobRecord, TransitionRecord } from '../board/types.js';
 import type { Page } from '../notify/page.js';
 import type { Pager } from '../notify/pager.js';
+import { redactorFor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */
@@ -43,7 +44,7 @@ export function recoverCrashedJobs(board: Board, pager: Pager, now: number): Rec
     const lastPrompt = job.paths ? openEpisode(job.paths.evidence) : undefined;
     step('pages', () => {
       pager.resolve(job.id);
-      pager.page(interruptedPage(job, was, lastPrompt?.record, now));
+      pager.page(interruptedPage(job, was, lastPrompt?.record, now), redactorFor(job.env));
     });
     if (job.paths) {
       const paths = job.paths;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
-import { configPath, loadNotifyConfig, parseNotifyConfig } from './config.js';
+import { configPath, loadNotifyConfig, PAGE_SEND_KINDS, parseNotifyConfig } from './config.js';
 
 const FILE = '/etc/nightshift/config.yaml';
 
@@ -21,7 +21,8 @@ describe('parseNotifyConfig', () => {
   it('reads the documented example', () => {
     const cfg = parseNotifyConfig(
       `# paging
-daemon: { other: section }
+pages:
+  send: [prompt, hung, budget, prompt]
 notify:
   repage_after: 30m
   quiet_hours: { start: "22:00", end: "07:00", urgent: [prompt, budget] }
@@ -48,12 +49,17 @@ notify:
         { kind: 'slack', name: 'slack', url: { env: 'SLACK_WEBHOOK_URL' } },
         { kind: 'command', name: 'command', argv: ['notify-send', 'nightshift'] },
       ],
+      pageKinds: ['prompt', 'hung', 'budget'],
     });
   });
 
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [] });
-    expect(parseNotifyConfig('daemon: {}\n', FILE).notifiers).toEqual([]);
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS] });
+    expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
+    // pages: alone, or without send: every kind is sent by default.
+    expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
+    expect(parseNotifyConfig('pages: {}\nnotify:\n  notifiers: []\n', FILE).pageKinds).toEqual([...PAGE_SEND_KINDS]);
+    expect(PAGE_SEND_KINDS).toEqual(['prompt', 'unknown-prompt', 'hung', 'budget', 'other', 'failed', 'start-failed', 'dependency-failed', 'interrupted', 'disk']);
     expect(parseNotifyConfig('notify:\n  repage_after: off\n', FILE).repageAfterMs).toBeNull();
     expect(parseNotifyConfig('notify:\n  repage_after: 90\n', FILE).repageAfterMs).toBe(90_000);
   });
@@ -68,6 +74,15 @@ notify:
 
   it.each<[string, string, string]>([
     ['an unknown key', 'notify:\n  repage_after: 5m\n  repage: 1m\n', `${FILE}:3: notify.repage: Unrecognized key: "repage"`],
+    ['a misspelt section (issue 8)', '# paging\nnotifyy:\n  notifiers: []\n', `${FILE}:2: notifyy: unknown section; config.yaml has notify: and pages:`],
+    ['any other top-level section', 'notify: {}\ndaemon: { other: section }\n', `${FILE}:2: daemon: unknown section; config.yaml has notify: and pages:`],
+    ['an unknown key under pages', 'pages:\n  sendd: [prompt]\n', `${FILE}:2: pages.sendd: Unrecognized key: "sendd"`],
+    [
+      'an unknown page kind',
+      'pages:\n  send:\n    - prompt\n    - fire\n',
+      `${FILE}:4: pages.send.1: "fire" is not a page kind; expected one of prompt, unknown-prompt, hung, budget, other, failed, start-failed, dependency-failed, interrupted, disk`,
+    ],
+    ['an unknown quiet-hours key', 'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgnt: [] }\n', `${FILE}:2: notify.quiet_hours.urgnt: Unrecognized key: "urgnt"`],
     [
       'an unknown notifier key',
       'notify:\n  notifiers:\n    - kind: webhook\n      url: http://x\n      method: PUT\n',
@@ -123,7 +138,7 @@ notify:
     [
       'an unknown urgent kind',
       'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgent: [fire] }\n',
-      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"`,
+      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"|"failed"|"start-failed"|"dependency-failed"|"interrupted"|"disk"`,
     ],
     ['an empty argv', 'notify:\n  notifiers:\n    - { kind: command, argv: [] }\n', `${FILE}:3: notify.notifiers.0.argv: expected the command and its arguments`],
     [

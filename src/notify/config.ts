@@ -1,8 +1,9 @@
 /**
- * The daemon's paging config: the `notify:` section of
- * `<stateDir>/config.yaml`. Other sections of that file belong to other
- * parts of the daemon, so only this section is checked strictly. A bad
- * section is refused whole with file:line, before the daemon starts paging.
+ * The daemon's paging config: `<stateDir>/config.yaml`, sections `notify:`
+ * (notifiers, re-pages, quiet hours) and `pages:` (which kinds of page are
+ * sent). The whole file is checked strictly: a misspelt key anywhere
+ * (`notifyy:`) would otherwise leave the daemon paging nobody, so it is
+ * refused with file:line before the daemon starts.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -48,17 +49,21 @@ export interface CommandNotifier extends NotifierBase {
 }
 export type Notifier = WebhookNotifier | NtfyNotifier | SlackNotifier | CommandNotifier;
 
+/** What a page can be about (page.ts); `pages: { send: [...] }` picks which are sent. */
+export const PAGE_SEND_KINDS = PAGE_KINDS;
+export type PageSendKind = (typeof PAGE_SEND_KINDS)[number];
+
 export interface NotifyConfig {
   /** Re-page an unacknowledged episode this long after its last delivery; null = never. */
   repageAfterMs: number | null;
   quietHours: QuietHours | null;
   notifiers: Notifier[];
+  /** The kinds of page sent (`pages.send`); default every kind. */
+  pageKinds: PageSendKind[];
 }
 
-const EMPTY_CONFIG: NotifyConfig = { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [] };
-
 export function emptyNotifyConfig(): NotifyConfig {
-  return { ...EMPTY_CONFIG, notifiers: [] };
+  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS] };
 }
 
 export function configPath(stateDir: string): string {
@@ -148,7 +153,19 @@ const notifySection = z
   })
   .strict();
 
-const configFile = z.looseObject({ notify: notifySection.nullish() });
+const pagesSection = z
+  .object({
+    send: z.array(
+      z.enum(PAGE_SEND_KINDS, { error: (iss) => `"${String(iss.input)}" is not a page kind; expected one of ${PAGE_SEND_KINDS.join(', ')}` }),
+    ),
+  })
+  .partial()
+  .strict();
+
+const configFile = z.strictObject(
+  { notify: notifySection.nullish(), pages: pagesSection.nullish() },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown section; config.yaml has notify: and pages:` : undefined) },
+);
 
 type RawNotifier = z.infer<typeof notifier>;
 
@@ -156,8 +173,10 @@ type RawNotifier = z.infer<typeof notifier>;
 export function parseNotifyConfig(text: string, file: string): NotifyConfig {
   const src = parseYaml(text, file);
   if (src.doc.contents === null) return emptyNotifyConfig();
-  const data = validate(src, configFile).notify;
-  if (!data) return emptyNotifyConfig();
+  const whole = validate(src, configFile);
+  const pageKinds = whole.pages?.send ? [...new Set(whole.pages.send)] : [...PAGE_SEND_KINDS];
+  const data = whole.notify;
+  if (!data) return { ...emptyNotifyConfig(), pageKinds };
   const names = notifierNames(data.notifiers);
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) {
@@ -172,6 +191,7 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
     repageAfterMs: data.repage_after === undefined ? DEFAULT_REPAGE_MS : data.repage_after,
     quietHours: data.quiet_hours ?? null,
     notifiers: data.notifiers.map((n, i) => toNotifier(n, names[i]!, base)),
+    pageKinds,
   };
 }
 

@@ -11,6 +11,9 @@ import { ntfyMessage, slackMessage, webhookMessage, type HttpMessage } from './f
 import { summarize, type Page } from './page.js';
 import { CredentialError, describeRef, resolveRef, type ValueRef } from './secret-ref.js';
 
+/** A resolved URL a notifier can POST to. */
+export const isHttpUrl = (s: string): boolean => /^https?:\/\/\S+$/i.test(s);
+
 export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
 }
@@ -54,7 +57,7 @@ async function resolveAll(refs: Record<string, ValueRef>, ctx: DeliverContext): 
 async function post(urlRef: ValueRef, msg: HttpMessage, extra: Record<string, string>, ctx: DeliverContext): Promise<void> {
   const url = await resolveRef(urlRef, ctx.env);
   // The resolved URL may itself be the secret (Slack), so it never goes in an error.
-  if (!/^https?:\/\/\S+$/i.test(url)) throw new DeliveryError(`the URL from ${describeRef(urlRef)} is not an http(s) URL`);
+  if (!isHttpUrl(url)) throw new DeliveryError(`the URL from ${describeRef(urlRef)} is not an http(s) URL`);
   let res: Response;
   try {
     res = await fetch(url, {

@@ -82,15 +82,16 @@ export function redact(text: string): string {
 }
 
 /**
- * The page with its terminal-derived text redacted. Screen lines are
- * redacted as one text so a multi-line PEM block is caught whole.
+ * The page with its terminal-derived text redacted (by pattern, or by the
+ * job's own Redactor, src/notify/secrets.ts). Screen lines are redacted as
+ * one text so a multi-line PEM block is caught whole.
  */
-export function redactPage(p: Page): Page {
-  const screen = p.screen.length ? redact(p.screen.join('\n')).split('\n') : [];
+export function redactPage(p: Page, r: (text: string) => string = redact): Page {
+  const screen = p.screen.length ? r(p.screen.join('\n')).split('\n') : [];
   return {
     ...p,
-    reason: redact(p.reason),
-    prompt: p.prompt === null ? null : redact(p.prompt),
+    reason: r(p.reason),
+    prompt: p.prompt === null ? null : r(p.prompt),
     screen,
   };
 }

@@ -85,12 +85,15 @@ export class Pager {
   }
 
   /**
-   * Queues a page on every notifier. The page is redacted before it is
-   * stored, so the outbox never holds a secret either. A second call for
-   * the same episode (key) adds nothing. Returns the rows added.
+   * Queues a page on every notifier. The page is redacted (by pattern, or
+   * with the job's Redactor when given) before it is stored, so the outbox
+   * never holds a secret either. A second call for the same episode (key)
+   * adds nothing. Returns the rows added.
    */
-  page(p: Page): number {
-    const page = redactPage(p);
+  page(p: Page, redactText?: (text: string) => string): number {
+    // `pages: { send: [...] }` in config.yaml: kinds left out are not paged (still on the board and in `show`).
+    if (!this.config.pageKinds.includes(p.kind)) return 0;
+    const page = redactPage(p, redactText);
     const now = this.clock.now();
     const names = [...this.notifiers.keys()];
     return this.outbox.add(page, names, now, releaseTime(this.config.quietHours, page, now));

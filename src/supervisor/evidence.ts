@@ -10,6 +10,7 @@ import { appendFileSync } from 'node:fs';
 import { exitStatus } from '../core/outcome.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
+import { redactDeep, type Redactor } from '../notify/secrets.js';
 
 export interface PromptRecord {
   type: 'prompt' | 'followup';
@@ -37,6 +38,8 @@ export class EvidenceLog {
   constructor(
     readonly path: string,
     private readonly job: string,
+    /** The job's Redactor: every string of a record goes through it before the append. */
+    private readonly redact?: Redactor,
   ) {}
 
   /** An action on a blocked episode: what was decided, by which layer, who answered. */
@@ -99,7 +102,7 @@ export class EvidenceLog {
   }
 
   private append(record: object): void {
-    appendFileSync(this.path, `${JSON.stringify(record)}\n`);
+    appendFileSync(this.path, `${JSON.stringify(this.redact ? redactDeep(record, this.redact) : record)}\n`, { mode: 0o600 });
   }
 }
 

@@ -6,7 +6,7 @@
  *   state/jobs/<id>/evidence.jsonl   one record per prompt episode, append-only
  *   state/jobs/<id>/summary.json     command, timestamps, transitions, final state (atomic rewrite)
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../util/errors.js';
@@ -31,10 +31,11 @@ export function createJobDir(stateDir: string, id: string): JobPaths {
   const dir = join(stateDir, 'jobs', id);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
   } catch (cause) {
     throw new InputError(`cannot create job folder ${dir}: ${(cause as Error).message}`, { file: stateDir, cause });
   }
-  return {
+  const paths = {
     id,
     dir,
     recording: join(dir, 'recording.cast'),
@@ -43,4 +44,8 @@ export function createJobDir(stateDir: string, id: string): JobPaths {
     evidence: join(dir, 'evidence.jsonl'),
     summary: join(dir, 'summary.json'),
   };
+  // The files hold what the job printed (the recording raw): 0600 from the start,
+  // so every writer that opens them later finds them private.
+  for (const f of [paths.recording, paths.events, paths.log, paths.evidence]) closeSync(openSync(f, 'a', 0o600));
+  return paths;
 }

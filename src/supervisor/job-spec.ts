@@ -37,4 +37,6 @@ export interface JobOptions {
   readonly answerQueries?: boolean;
   /** The agent this job runs (transcript, probes); absent = a plain program. */
   readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /** The job's Redactor (src/notify/secrets.ts): applied to its log, evidence and summary. The recording stays raw. */
+  readonly redact?: (text: string) => string;
 }

@@ -78,7 +78,7 @@ export class LiveJob {
     });
     const start = this.clock.now();
     this.startedAt = start;
-    this.log = jobLogger(p.log, p.id);
+    this.log = jobLogger(p.log, p.id, opts.redact);
     store.add(() => this.log.flush());
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
     store.add(() => this.cast.close());
@@ -89,8 +89,8 @@ export class LiveJob {
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     store.add(() => this.feed.dispose());
-    this.evidence = new EvidenceLog(p.evidence, p.id);
-    this.summary = new JobSummary(p, spec, start);
+    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact);
+    this.summary = new JobSummary(p, spec, start, opts.redact);
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer(this.watchdog, this.clock);

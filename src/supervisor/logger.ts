@@ -1,12 +1,35 @@
 /** Structured logs (pino, JSON lines). Synchronous destination: a crash loses no line. */
-import { pino, type Logger } from 'pino';
+import { pino, type LoggerOptions, type Logger } from 'pino';
 import stripAnsi from 'strip-ansi';
+import { redactDeep, type Redactor } from '../notify/secrets.js';
 
 export type { Logger };
 
-export function jobLogger(path: string, job: string): Logger {
-  const dest = pino.destination({ dest: path, sync: true, mkdir: true });
-  return pino({ base: { job }, timestamp: pino.stdTimeFunctions.isoTime }, dest);
+/**
+ * `jobLogger(path, job, redact)`: every string of every line (fields and
+ * message) goes through the job's Redactor before it is written.
+ */
+export function jobLogger(path: string, job: string, redact?: Redactor): Logger {
+  const dest = pino.destination({ dest: path, sync: true, mkdir: true, mode: 0o600 });
+  return pino({ base: { job }, timestamp: pino.stdTimeFunctions.isoTime, ...redactingHooks(() => redact) }, dest);
+}
+
+/**
+ * pino hooks that redact a line's arguments with the Redactor `pick`
+ * chooses for it (by the line's fields: the daemon log picks by `job`).
+ */
+export function redactingHooks(pick: (fields: Record<string, unknown> | undefined) => Redactor | undefined): Pick<LoggerOptions, 'hooks'> {
+  return {
+    hooks: {
+      logMethod(args, method) {
+        const first = args[0] as unknown;
+        const fields = first !== null && typeof first === 'object' ? (first as Record<string, unknown>) : undefined;
+        const r = pick(fields);
+        if (!r) return method.apply(this, args);
+        return method.apply(this, redactDeep(args, r) as typeof args);
+      },
+    },
+  };
 }
 
 /** Terminal text fit for a log line: no escape sequences, bounded length. */

@@ -1,6 +1,7 @@
 /** summary.json: the job at a glance, rewritten atomically on every change. */
 import { exitStatus } from '../core/outcome.js';
 import type { Reason, Transition } from '../core/task-state.js';
+import { redactDeep, type Redactor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import type { JobPaths } from './job-dir.js';
 import type { JobSpec } from './live-job.js';
@@ -35,6 +36,8 @@ export class JobSummary {
     private readonly paths: JobPaths,
     spec: JobSpec,
     startMs: number,
+    /** The job's Redactor, for what came from the job: command, transitions, final screen, agent summary. */
+    private readonly redact?: Redactor,
   ) {
     this.data = {
       id: paths.id,
@@ -82,6 +85,11 @@ export class JobSummary {
   }
 
   private write(): void {
-    writeJsonAtomic(this.paths.summary, this.data);
+    const r = this.redact;
+    const d = this.data;
+    const out = r
+      ? { ...d, command: d.command.map(r), transitions: redactDeep(d.transitions, r), final_screen: d.final_screen === undefined ? undefined : r(d.final_screen), agent: redactDeep(d.agent, r) }
+      : d;
+    writeJsonAtomic(this.paths.summary, out);
   }
 }

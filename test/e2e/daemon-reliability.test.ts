@@ -6,15 +6,14 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
-import { cleanup, readJsonl } from '../helpers/cli.js';
-import { rawSpec, readBoardFile, sr, useScopes, waitUntil, type Scope } from '../helpers/daemon.js';
+import { readJsonl } from '../helpers/cli.js';
+import { rawSpec, readBoardFile, sr, scopedTests, waitUntil, type Scope } from '../helpers/daemon.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
-const scope = useScopes();
-afterAll(cleanup);
+const scope = scopedTests();
 
 const SOON = 20_000;
 

@@ -10,39 +10,27 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection as createNetConnection, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
-import { cleanup, readJsonl, runCli, startCli } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli } from '../helpers/cli.js';
 import {
   freePort,
   jobPid,
   processAlive,
   rawSpec,
+  expectInputError,
   readBoardFile,
-  Scope,
+  scopedTests,
   sr,
   stable,
   waitUntil,
   type Hit,
 } from '../helpers/daemon.js';
 
-const scopes = new Map<string, Scope>();
-
 /** The test's own folders, daemons and servers; closed by afterEach. */
-function scope(ctx: TestContext): Scope {
-  const s = new Scope();
-  scopes.set(ctx.task.id, s);
-  return s;
-}
-
-afterEach(async (ctx) => {
-  const s = scopes.get(ctx.task.id);
-  scopes.delete(ctx.task.id);
-  await s?.close();
-});
-afterAll(cleanup);
+const scope = scopedTests();
 
 /** Generous deadlines: 2 cores, and another test file runs beside this one. */
 const SOON = 15_000;
@@ -71,15 +59,6 @@ function maxOverlap(jobs: JobRecord[], now = Date.now()): number {
   let max = 0;
   for (const [, d] of edges) max = Math.max(max, (cur += d));
   return max;
-}
-
-/** A CLI failure as the README promises: exit 2, one `nightshift:` line, no stack, nothing on stdout. */
-function expectInputError(r: { code: number | null; stdout: string; stderrLines: string[] }, pattern: RegExp): void {
-  expect(r.code, r.stderrLines.join('\n')).toBe(2);
-  expect(r.stderrLines).toHaveLength(1);
-  expect(r.stderrLines[0]).toMatch(/^nightshift: /);
-  expect(r.stderrLines[0]).toMatch(pattern);
-  expect(r.stdout).toBe('');
 }
 
 
@@ -368,7 +347,9 @@ describe('daemon: paging', () => {
     // The secret never left the job: not in any page, header, or outbox row.
     for (const hit of srv.hits) expect(everything(hit)).not.toContain(SECRET);
     expect(JSON.stringify(shown.pages)).not.toContain(SECRET);
-    expect(shown.screen).toContain(SECRET); // (the live screen itself is the job's own)
+    // show redacts too (issue 8): the live screen carries the token's shape, not the token.
+    expect(shown.screen).toContain('token [redacted]');
+    expect(shown.screen).not.toContain(SECRET);
   }, 60_000);
 
   it('delivery survives a notifier answering 500 and one that is down at first: retried, delivered exactly once each', async (ctx) => {

@@ -17,11 +17,11 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { afterEach, type TestContext } from 'vitest';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
-import { runCli, startCli, type CliProcess, type Exit } from './cli.js';
+import { afterAll, afterEach, expect, type TestContext } from 'vitest';
+import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
 export const FAST = ['--screen-quiet', '1s', '--tool-gap', '2s', '--settle', '1s', '--tick', '200ms'] as const;
@@ -369,19 +369,30 @@ export function rawSpec(name: string, command: string[], cwd: string) {
 }
 
 /**
- * Per-test scopes for a test file: `const scope = useScopes();` then
- * `scope(ctx)` in a test; each is closed in afterEach.
+ * Registers afterEach/afterAll in the calling test file and returns
+ * `scope(ctx)`: the test's own Scope (folders, daemons, servers), closed
+ * after the test.
  */
-export function useScopes(): (ctx: TestContext) => Scope {
+export function scopedTests(): (ctx: TestContext) => Scope {
   const scopes = new Map<string, Scope>();
   afterEach(async (ctx) => {
     const s = scopes.get(ctx.task.id);
     scopes.delete(ctx.task.id);
     await s?.close();
   });
+  afterAll(cleanup);
   return (ctx) => {
     const s = new Scope();
     scopes.set(ctx.task.id, s);
     return s;
   };
+}
+
+/** A CLI failure as the README promises: exit 2, one `nightshift:` line, no stack, nothing on stdout. */
+export function expectInputError(r: { code: number | null; stdout: string; stderrLines: string[] }, pattern: RegExp): void {
+  expect(r.code, r.stderrLines.join('\n')).toBe(2);
+  expect(r.stderrLines).toHaveLength(1);
+  expect(r.stderrLines[0]).toMatch(/^nightshift: /);
+  expect(r.stderrLines[0]).toMatch(pattern);
+  expect(r.stdout).toBe('');
 }
