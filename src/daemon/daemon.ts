@@ -84,6 +84,11 @@ export class Daemon {
     return this.stopped;
   }
 
+  /** Told to stop (drain or now): no new job starts in this daemon. */
+  get draining(): boolean {
+    return this.stopping !== undefined;
+  }
+
   /** Jobs the previous daemon was running died with it: say so on the board. Queued jobs stay queued. */
   private recover(): void {
     for (const j of this.board.recoverAfterCrash(Date.now())) {

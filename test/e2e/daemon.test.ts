@@ -10,38 +10,25 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection as createNetConnection, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
-import { cleanup, readJsonl, runCli, startCli } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli } from '../helpers/cli.js';
 import {
   freePort,
   jobPid,
   processAlive,
   readBoardFile,
-  Scope,
   sr,
   stable,
+  testScopes,
   waitUntil,
   type Hit,
 } from '../helpers/daemon.js';
 
-const scopes = new Map<string, Scope>();
-
 /** The test's own folders, daemons and servers; closed by afterEach. */
-function scope(ctx: TestContext): Scope {
-  const s = new Scope();
-  scopes.set(ctx.task.id, s);
-  return s;
-}
-
-afterEach(async (ctx) => {
-  const s = scopes.get(ctx.task.id);
-  scopes.delete(ctx.task.id);
-  await s?.close();
-});
-afterAll(cleanup);
+const scope = testScopes();
 
 /** Generous deadlines: 2 cores, and another test file runs beside this one. */
 const SOON = 15_000;
@@ -827,6 +814,6 @@ describe('daemon: send, key, attach', () => {
     expect(cast.events.filter((e) => e.code === 'i').map((e) => e.data)).toEqual(['hello\r', 'abc', '\r', 'via-attach\r']);
     const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('');
     for (const s of ['got:hello', 'key:[abc]', 'attached:via-attach']) expect(out).toContain(s);
-    expectInputError(await d.ns('send', ['talk', 'late']), /not running/);
+    expectInputError(await d.ns('send', ['talk', 'late']), /: job talk is done \(cancelled\b[^)]*\); nothing to send to$/);
   }, 60_000);
 });

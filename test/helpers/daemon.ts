@@ -17,10 +17,11 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { afterAll, afterEach, type TestContext } from 'vitest';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
-import { runCli, startCli, type CliProcess, type Exit } from './cli.js';
+import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
 export const FAST = ['--screen-quiet', '1s', '--tool-gap', '2s', '--settle', '1s', '--tick', '200ms'] as const;
@@ -320,6 +321,26 @@ export class Scope {
     await Promise.all(this.servers.splice(0).map((s) => s.stop()));
     for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   }
+}
+
+/**
+ * For a test file: registers the teardown (each test's Scope in afterEach,
+ * the CLI helpers' leftovers in afterAll) and returns `scope(ctx)`, which
+ * gives a test its own Scope.
+ */
+export function testScopes(): (ctx: TestContext) => Scope {
+  const scopes = new Map<string, Scope>();
+  afterEach(async (ctx) => {
+    const s = scopes.get(ctx.task.id);
+    scopes.delete(ctx.task.id);
+    await s?.close();
+  });
+  afterAll(cleanup);
+  return (ctx) => {
+    const s = new Scope();
+    scopes.set(ctx.task.id, s);
+    return s;
+  };
 }
 
 /** The board read straight from board.sqlite (read-only), for when no daemon runs. */
