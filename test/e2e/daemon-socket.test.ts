@@ -153,7 +153,8 @@ describe('control socket: every line gets a reply', () => {
     expect(cli.stderrLines).toEqual([expect.stringMatching(/^nightshift: internal error in handler "logs": .*EISDIR.*daemon log/)]);
     const line = await waitUntil(() => logLines(d).find((l) => l.includes('internal error in handler')), SOON, 'the failure in the daemon log');
     expect(line).toMatch(/"command":"logs"/);
-    expect(line).toMatch(/EISDIR/);
+    // The cause's own stack, where readFileSync failed, not only the wrapper's.
+    expect(line).toMatch(/caused by: Error: EISDIR[^"]*\\n\s+at /);
   }, 60_000);
 });
 
@@ -233,6 +234,11 @@ describe('errors that say the real cause', () => {
     const closedSocket = await asNobody(['board', '--state', state]);
     expect(closedSocket.code, closedSocket.stderr).toBe(2);
     expect(closedSocket.stderr).toMatch(/^nightshift: permission denied .*the daemon belongs to uid 0/);
+    // The state directory itself closed: its owner is who to be.
+    chmodSync(state, 0o700);
+    const closedState = await asNobody(['board', '--state', state]);
+    expect(closedState.code, closedState.stderr).toBe(2);
+    expect(closedState.stderr).toMatch(/^nightshift: permission denied .*the state directory belongs to uid 0/);
     expect(await d.boardCli()).toEqual([]);
   }, 60_000);
 
