@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { Daemon } from '../daemon/daemon.js';
 import { currentLogFile } from '../daemon/log.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
-import { addWatchdogFlags, defaultRulesPath, durationHelp, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 
 interface DaemonFlags extends WatchdogFlags, StateFlag {

@@ -10,7 +10,7 @@ import type { JobRecord } from '../board/types.js';
 import type { Submitted } from '../daemon/commands/jobs.js';
 import type { ResumeCard } from '../supervisor/resume-card.js';
 import { InputError } from '../util/errors.js';
-import { durationHelp, durationArg, intArg } from './common.js';
+import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 interface ResumeFlags extends StateFlag {

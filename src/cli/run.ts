@@ -9,7 +9,7 @@ import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { shellExitCode } from '../supervisor/evidence.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
-import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationHelp, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 
 interface RunFlags extends WatchdogFlags {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Submitted } from '../daemon/commands/jobs.js';
-import { durationHelp, durationArg, intArg } from './common.js';
+import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 interface SubmitFlags extends StateFlag {

@@ -24,19 +24,20 @@ function noDaemon(stateDir: string): InputError {
   return new InputError(`no daemon is running for ${stateDir}; start one with: nightshift daemon --state ${stateDir}`);
 }
 
+const ownerOf = (path: string): number | undefined => {
+  try {
+    return statSync(path).uid;
+  } catch {
+    return undefined;
+  }
+};
+
 /** EACCES is not "no daemon": name whose daemon it is, so the person knows which user to be. */
 function permissionDenied(stateDir: string, runDir: string): InputError {
-  let owner = '';
-  try {
-    owner = `, the daemon belongs to uid ${statSync(runDir).uid}`;
-  } catch {
-    // The state directory itself is closed to us: its owner is the best we can name.
-    try {
-      owner = `, the state directory belongs to uid ${statSync(stateDir).uid}`;
-    } catch {
-      owner = '';
-    }
-  }
+  const run = ownerOf(runDir);
+  const state = ownerOf(stateDir);
+  // With the state directory itself closed to us, its owner is the best we can name.
+  const owner = run !== undefined ? `, the daemon belongs to uid ${run}` : state !== undefined ? `, the state directory belongs to uid ${state}` : '';
   const me = typeof process.getuid === 'function' ? ` (you are uid ${process.getuid()})` : '';
   return new InputError(`permission denied reaching the daemon's socket in ${runDir}${owner}${me}; run nightshift as that user`);
 }

@@ -11,6 +11,7 @@ import { InputError } from '../util/errors.js';
 import type { CallContext, Commands } from './command.js';
 import { encode, LineDecoder, MAX_LINE_BYTES, parseIncoming, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from './protocol.js';
 
+/** Kept for modules that imported the context from here before the command table. */
 export type { CallContext } from './command.js';
 
 export const MAX_CONNECTIONS = 64;
