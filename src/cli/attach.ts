@@ -11,10 +11,15 @@ export function registerAttach(program: Command): void {
       const stdin = process.stdin;
       const raw = stdin.isTTY === true;
       if (raw) stdin.setRawMode(true);
-      process.stderr.write(`attached to ${job}; detach with Ctrl-]\r\n`);
+      // Attached once the daemon sends the screen: a job that cannot be attached to prints only why.
+      let attached = false;
       try {
         await callDaemon(f, 'attach', { job }, {
-          onData: (d) => process.stdout.write(d),
+          onData: (d) => {
+            if (!attached) process.stderr.write(`attached to ${job}; detach with Ctrl-]\r\n`);
+            attached = true;
+            process.stdout.write(d);
+          },
           onOpen: (send, close) => {
             stdin.on('data', (chunk: Buffer) => {
               const s = chunk.toString('utf8');
@@ -29,7 +34,7 @@ export function registerAttach(program: Command): void {
       } finally {
         if (raw) stdin.setRawMode(false);
         stdin.pause();
-        process.stderr.write(`\r\ndetached from ${job}\r\n`);
+        if (attached) process.stderr.write(`\r\ndetached from ${job}\r\n`);
       }
     },
   );

@@ -1,6 +1,7 @@
 /** `nightshift board [--json]` — every job: state, reason, age, last activity. */
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
+import { reasonText } from '../daemon/reason-text.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerBoard(program: Command): void {
@@ -11,12 +12,6 @@ export function registerBoard(program: Command): void {
       process.stdout.write(formatBoard(jobs));
     },
   );
-}
-
-export function reasonText(r: JobRecord['reason']): string {
-  return [r.code, r.rule, r.class, r.exit_code !== undefined && r.exit_code !== null ? `code ${r.exit_code}` : undefined, r.signal]
-    .filter(Boolean)
-    .join(' ');
 }
 
 function formatBoard(jobs: JobRecord[]): string {

@@ -16,6 +16,11 @@ export function defaultStateDir(): string {
   return resolve(process.env.NIGHTSHIFT_STATE ?? 'state');
 }
 
+/** Help for a duration flag: the unit is not obvious from `<duration>` alone (a bare number is seconds). */
+export function durationHelp(text: string, byDefault?: string): string {
+  return `${text} (${byDefault ? `default ${byDefault}; ` : ''}e.g. 250ms, 90s, 3m, 6h)`;
+}
+
 export function durationArg(what: string) {
   return (value: string): number => {
     try {
@@ -44,9 +49,9 @@ export interface WatchdogFlags {
 
 export function addWatchdogFlags(cmd: Command): Command {
   return cmd
-    .option('--screen-quiet <duration>', 'screen unchanged this long triggers an inspection (default 3m)', durationArg('--screen-quiet'))
-    .option('--tool-gap <duration>', 'no tool call and nothing moving this long means hung (default 15m)', durationArg('--tool-gap'))
-    .option('--settle <duration>', 'a known prompt must stay unchanged this long (default 1.5s)', durationArg('--settle'));
+    .option('--screen-quiet <duration>', durationHelp('screen unchanged this long triggers an inspection', '3m'), durationArg('--screen-quiet'))
+    .option('--tool-gap <duration>', durationHelp('no tool call and nothing moving this long means hung', '15m'), durationArg('--tool-gap'))
+    .option('--settle <duration>', durationHelp('a known prompt must stay unchanged this long', '1.5s'), durationArg('--settle'));
 }
 
 export function watchdogConfig(f: WatchdogFlags): WatchdogConfig {

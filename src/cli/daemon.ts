@@ -1,9 +1,10 @@
 /** `nightshift daemon` — run the daemon in the foreground (logs go to the state directory). */
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { Daemon } from '../daemon/daemon.js';
+import { currentLogFile } from '../daemon/log.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
-import { addWatchdogFlags, defaultRulesPath, durationArg, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 
 interface DaemonFlags extends WatchdogFlags, StateFlag {
@@ -20,7 +21,10 @@ export function registerDaemon(program: Command): void {
     .option('--max-running <n>', 'jobs running at once', intArg('--max-running', 1, 256), 4)
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--policy <file>', 'default auto-answer policy for jobs that name none')
-    .option('--tick <duration>', 'how often the queue and the page outbox are looked at', durationArg('--tick'), 1_000);
+    .addOption(
+      // The default is shown as a duration: commander would print the bare 1000 (ms).
+      new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick')).default(1_000, '1s'),
+    );
   addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
     const stateDir = stateDirOf(flags);
     const rulesPath = resolve(flags.rules ?? defaultRulesPath());
@@ -44,8 +48,9 @@ export function registerDaemon(program: Command): void {
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
     for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);
-    const log = daemon.paths.log.replace(/\.log$/, '.N.log');
-    process.stderr.write(`nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${log}, notifiers: ${daemon.startup.notifiers}\n`);
+    process.stderr.write(
+      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}\n`,
+    );
     if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');

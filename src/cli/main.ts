@@ -1,5 +1,6 @@
 /** The `nightshift` command: one file per verb, registered here. */
 import { Command, CommanderError } from 'commander';
+import { DaemonError } from '../daemon/client.js';
 import { isInputError } from '../util/errors.js';
 import { registerDrill } from './drill.js';
 import { describeError, EXIT } from './exit.js';
@@ -55,6 +56,11 @@ function exitCodeFor(e: unknown): number {
   if (isInputError(e)) {
     process.stderr.write(`nightshift: ${describeError(e)}\n`);
     return EXIT.input;
+  }
+  // The daemon failed, not this process: its log has the stack, ours would only show the socket code.
+  if (e instanceof DaemonError) {
+    process.stderr.write(`nightshift: ${e.message} (the daemon log has the details)\n`);
+    return EXIT.internal;
   }
   process.stderr.write(`nightshift: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   return EXIT.internal;

@@ -7,9 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
+import type { Submitted } from '../daemon/commands/jobs.js';
 import type { ResumeCard } from '../supervisor/resume-card.js';
 import { InputError } from '../util/errors.js';
-import { durationArg, intArg } from './common.js';
+import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 interface ResumeFlags extends StateFlag {
@@ -25,7 +26,7 @@ export function registerResume(program: Command): void {
       .command('resume')
       .description('start a new job from a stopped job\'s resume card (the agent\'s own resume flag where it has one)')
       .argument('<job>', 'name or id of the stopped job')
-      .option('--grant-wall <duration>', 'more wall-clock budget than what is left', durationArg('--grant-wall'))
+      .option('--grant-wall <duration>', durationHelp('more wall-clock budget than what is left'), durationArg('--grant-wall'))
       .option('--grant-tokens <n>', 'more tokens than what is left', intArg('--grant-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--name <name>', 'name of the new job (default: NAME-resumed-N)')
       .option('--json', 'print the new job record'),
@@ -47,9 +48,10 @@ export function registerResume(program: Command): void {
       priority: old.priority,
       after: [],
     };
-    const rec = await callDaemon<JobRecord>(f, 'submit', { spec });
+    const { job: rec, notice } = await callDaemon<Submitted>(f, 'submit', { spec });
     if (f.json) printJson(rec);
     else process.stdout.write(`resumed ${old.name} as ${rec.name} (${rec.id}): ${spec.command.join(' ')}\n`);
+    if (notice) process.stderr.write(`nightshift: ${rec.name} ${notice}\n`);
   });
 }
 

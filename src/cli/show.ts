@@ -1,7 +1,8 @@
 /** `nightshift show JOB [--json]` — state, reason, signals, the current screen, the last evidence. */
 import type { Command } from 'commander';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
-import { reasonText } from './board.js';
+import type { OutboxRow } from '../notify/outbox.js';
+import { reasonWithDetail } from '../daemon/reason-text.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 interface Shown {
@@ -10,6 +11,7 @@ interface Shown {
   signals: Record<string, unknown> | null;
   screen: string | null;
   evidence: Record<string, unknown>[];
+  pages: OutboxRow[];
 }
 
 export function registerShow(program: Command): void {
@@ -26,7 +28,7 @@ function formatShown(s: Shown): string {
   const j = s.job;
   const out = [
     `${j.name} (${j.id})`,
-    `  state:    ${j.state} — ${reasonText(j.reason)}`,
+    `  state:    ${j.state} — ${reasonWithDetail(j.reason)}`,
     `  command:  ${j.command.join(' ')}`,
     `  cwd:      ${j.cwd}`,
     `  created:  ${j.created} (${ago(j.created)} ago)`,
@@ -36,11 +38,22 @@ function formatShown(s: Shown): string {
   if (s.signals) out.push(`  signals:  ${Object.entries(s.signals).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
   if (j.paths) out.push(`  files:    ${j.paths.dir}`);
   out.push('  transitions:');
-  for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonText(t.reason)}`);
+  for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonWithDetail(t.reason)}`);
   if (s.screen !== null) out.push('  screen:', ...s.screen.split('\n').map((l) => `    │ ${l}`));
   if (s.evidence.length) {
     out.push('  evidence:');
     for (const e of s.evidence) out.push(`    ${String(e.type)} ${String(e.decision ?? e.followed ?? '')} ${String(e.why ?? '')} ${e.answered_by ? `by ${String(e.answered_by)}` : ''}`.trimEnd());
   }
+  out.push(...formatPages(s.pages));
   return `${out.join('\n')}\n`;
+}
+
+/** Kind, status, round and notifier of every page; failures only when there were some. */
+function formatPages(pages: OutboxRow[]): string[] {
+  if (!pages.length) return ['  pages:    none'];
+  const rows = pages.map((p) => {
+    const failed = p.attempts ? `  ${p.attempts} failed tr${p.attempts === 1 ? 'y' : 'ies'}${p.last_error ? `, last: ${p.last_error}` : ''}` : '';
+    return `    ${p.page.kind.padEnd(8)} ${p.status.padEnd(9)} round ${p.round}  ${p.notifier}${failed}`;
+  });
+  return ['  pages:', ...rows];
 }

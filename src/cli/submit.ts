@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { JobRecord } from '../board/types.js';
-import { durationArg, intArg } from './common.js';
+import type { Submitted } from '../daemon/commands/jobs.js';
+import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 interface SubmitFlags extends StateFlag {
@@ -40,9 +40,9 @@ export function registerSubmit(program: Command): void {
       .option('--cwd <dir>', 'working directory (default: here)')
       .option('--env <NAME=value>', 'environment variable for the job (repeatable)', envPair, [])
       .option('--policy <file>', 'auto-answer policy for this job (default: the daemon\'s)')
-      .option('--max-wall <duration>', 'stop the job after this long (budget:wall)', durationArg('--max-wall'))
+      .option('--max-wall <duration>', durationHelp('stop the job after this long (budget:wall)'), durationArg('--max-wall'))
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
-      .option('--max-idle <duration>', 'stop when nothing moves this long (budget:no-progress)', durationArg('--max-idle'))
+      .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle'))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
@@ -65,8 +65,10 @@ export function registerSubmit(program: Command): void {
       priority: f.priority,
       after: f.after,
     };
-    const rec = await callDaemon<JobRecord>(f, 'submit', { spec });
+    const { job: rec, notice } = await callDaemon<Submitted>(f, 'submit', { spec });
+    // --json keeps stdout one job record; the notice then goes to stderr.
     if (f.json) printJson(rec);
-    else process.stdout.write(`submitted ${rec.name} (${rec.id}): ${rec.state}\n`);
+    else process.stdout.write(`submitted ${rec.name} (${rec.id}): ${notice ?? rec.state}\n`);
+    if (f.json && notice) process.stderr.write(`nightshift: ${rec.name} ${notice}\n`);
   });
 }

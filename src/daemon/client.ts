@@ -1,5 +1,5 @@
 /** The CLI's side of the control socket. */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
 import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from './protocol.js';
@@ -24,10 +24,39 @@ function noDaemon(stateDir: string): InputError {
   return new InputError(`no daemon is running for ${stateDir}; start one with: nightshift daemon --state ${stateDir}`);
 }
 
+const ownerOf = (path: string): number | undefined => {
+  try {
+    return statSync(path).uid;
+  } catch {
+    return undefined;
+  }
+};
+
+/** EACCES is not "no daemon": name whose daemon it is, so the person knows which user to be. */
+function permissionDenied(stateDir: string, runDir: string): InputError {
+  const run = ownerOf(runDir);
+  const state = ownerOf(stateDir);
+  // With the state directory itself closed to us, its owner is the best we can name.
+  const owner = run !== undefined ? `, the daemon belongs to uid ${run}` : state !== undefined ? `, the state directory belongs to uid ${state}` : '';
+  const me = typeof process.getuid === 'function' ? ` (you are uid ${process.getuid()})` : '';
+  return new InputError(`permission denied reaching the daemon's socket in ${runDir}${owner}${me}; run nightshift as that user`);
+}
+
+/** Why the socket cannot be reached, or nothing when it is there to connect to. */
+function unreachable(stateDir: string, path: string, runDir: string): InputError | undefined {
+  try {
+    statSync(path);
+    return undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EACCES' ? permissionDenied(stateDir, runDir) : noDaemon(stateDir);
+  }
+}
+
 export async function call(stateDir: string, cmd: string, args: Record<string, unknown> = {}, o: CallOptions = {}): Promise<unknown> {
-  const { socket: path } = daemonPaths(stateDir);
-  if (!existsSync(path)) throw noDaemon(stateDir);
-  const socket = await open(path, stateDir);
+  const { socket: path, runDir } = daemonPaths(stateDir);
+  const why = unreachable(stateDir, path, runDir);
+  if (why) throw why;
+  const socket = await open(path, stateDir, runDir);
   const id = 1;
   return new Promise((resolve, reject) => {
     const decoder = new LineDecoder();
@@ -38,10 +67,17 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
       socket.end();
       fn();
     };
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) =>
-      decoder.push(chunk, (m) => handle(m), () => finish(() => reject(new DaemonError('the daemon sent a malformed reply', 'internal')))),
-    );
+    socket.on('data', (chunk: Buffer) => {
+      for (const line of decoder.push(chunk)) {
+        let m: Message;
+        try {
+          m = JSON.parse(line) as Message;
+        } catch {
+          return finish(() => reject(new DaemonError('the daemon sent a malformed reply', 'internal')));
+        }
+        handle(m);
+      }
+    });
     socket.on('close', () => finish(() => reject(new DaemonError('the daemon closed the connection', 'internal'))));
     const handle = (m: Message) => {
       if (m.v !== PROTOCOL_VERSION) {
@@ -65,13 +101,14 @@ function toError(e: { message: string; kind: 'input' | 'internal'; file?: string
   return new DaemonError(e.message, e.kind);
 }
 
-function open(path: string, stateDir: string): Promise<Socket> {
+function open(path: string, stateDir: string, runDir: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const s = connect(path);
     s.once('connect', () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
       // A socket file with nobody listening: the daemon died without cleaning up.
-      reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? noDaemon(stateDir) : e);
+      if (e.code === 'EACCES') reject(permissionDenied(stateDir, runDir));
+      else reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? noDaemon(stateDir) : e);
     });
   });
 }

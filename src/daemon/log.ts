@@ -1,4 +1,6 @@
 /** The daemon's own log: pino JSON lines, rotated by size (pino-roll) so a long night cannot fill the disk. */
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { redact } from '../notify/page.js';
 import type { Redactor } from '../notify/secrets.js';
@@ -18,4 +20,30 @@ export function daemonLogger(file: string, redactorOf?: (job: string) => Redacto
   });
   const hooks = redactingHooks((fields) => (typeof fields?.job === 'string' ? redactorOf?.(fields.job) : undefined) ?? redact);
   return pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, ...hooks }, transport);
+}
+
+/**
+ * The file pino-roll writes to for base `dir/daemon.log`: `dir/daemon.N.log`
+ * with the highest N already there, else N = 1 — pino-roll's own rule, read
+ * from the folder the same way, so it holds before its worker has opened
+ * the file. (pino-roll counts any `*N.log` in the folder; the state
+ * directory holds only ours.)
+ */
+export function currentLogFile(base: string): string {
+  const dir = dirname(base);
+  const stem = basename(base, '.log');
+  let highest = 1;
+  for (const f of safeReaddir(dir)) {
+    const n = f.startsWith(`${stem}.`) && f.endsWith('.log') ? Number(f.slice(stem.length + 1, -'.log'.length)) : NaN;
+    if (Number.isInteger(n)) highest = Math.max(highest, n);
+  }
+  return join(dir, `${stem}.${highest}.log`);
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

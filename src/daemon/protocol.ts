@@ -7,7 +7,12 @@
  *   stream    {"v":1,"id":7,"data":"…"} … then a reply ends it (attach, logs -f)
  *   input     {"v":1,"id":7,"input":"…"} from the client into an open stream (attach)
  */
+import { z } from 'zod';
+
 export const PROTOCOL_VERSION = 1;
+
+/** The longest line the daemon reads: a request is small; anything longer is a runaway or an attack. */
+export const MAX_LINE_BYTES = 1024 * 1024;
 
 export interface Request {
   v: number;
@@ -42,22 +47,80 @@ export interface StreamInput {
 
 export type Message = Request | Reply | StreamData | StreamInput;
 
-/** Splits a byte stream into JSON messages; a malformed line is reported, not thrown. */
-export class LineDecoder {
-  private buf = '';
+const id = z.number().int().nonnegative();
+const requestSchema = z.strictObject({ v: z.number(), id, cmd: z.string(), args: z.record(z.string(), z.unknown()).optional() });
+const inputSchema = z.strictObject({ v: z.number(), id, input: z.string() });
 
-  push(chunk: string, onMessage: (m: Message) => void, onBad: (line: string) => void): void {
-    this.buf += chunk;
-    for (let nl = this.buf.indexOf('\n'); nl !== -1; nl = this.buf.indexOf('\n')) {
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
-      if (!line.trim()) continue;
-      try {
-        onMessage(JSON.parse(line) as Message);
-      } catch {
-        onBad(line);
+/** What a client may send, checked; anything else becomes an error reply for `id` (0 when it has none). */
+export type Incoming = { ok: true; message: Request | StreamInput } | { ok: false; id: number; error: ErrorBody };
+
+export function parseIncoming(line: string): Incoming {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return refuse(0, 'malformed message: not JSON');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return refuse(0, 'malformed message: expected a JSON object');
+  const o = raw as Record<string, unknown>;
+  const replyId = id.safeParse(o.id).success ? (o.id as number) : 0;
+  // The version first: a newer client's message may not fit this daemon's schemas at all.
+  if (typeof o.v === 'number' && o.v !== PROTOCOL_VERSION) {
+    return refuse(replyId, `protocol version ${o.v} not supported; this daemon speaks ${PROTOCOL_VERSION} (restart it after upgrading)`);
+  }
+  const schema = 'input' in o ? inputSchema : requestSchema;
+  const parsed = schema.safeParse(o);
+  if (!parsed.success) return refuse(replyId, `malformed ${'input' in o ? 'input' : 'request'}: ${issuesText(parsed.error)}`);
+  const m = parsed.data;
+  return { ok: true, message: 'cmd' in m ? { ...m, args: m.args ?? {} } : m };
+}
+
+const refuse = (replyId: number, message: string): Incoming => ({ ok: false, id: replyId, error: { message, kind: 'input' } });
+
+/** One line for a person: `path: problem; path: problem`. */
+export function issuesText(e: z.ZodError): string {
+  return e.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+/**
+ * Splits a byte stream into lines. With a cap, a line that grows past it
+ * is an overflow: nothing more is kept, so memory stays bounded whatever
+ * the peer sends. Buffers, not strings: a newline byte never occurs inside
+ * a multi-byte UTF-8 character, and no string is built until a line ends.
+ */
+export class LineDecoder {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private overflowed = false;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
+
+  get overflow(): boolean {
+    return this.overflowed;
+  }
+
+  /** The complete, non-blank lines in `chunk`; none once the cap was exceeded. */
+  push(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    while (!this.overflowed) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl;
+      if (this.size + end - start > this.maxBytes) {
+        this.overflowed = true;
+        this.parts = [];
+        break;
       }
+      this.parts.push(chunk.subarray(start, end));
+      this.size += end - start;
+      if (nl === -1) break;
+      const line = Buffer.concat(this.parts, this.size).toString('utf8');
+      this.parts = [];
+      this.size = 0;
+      if (line.trim()) lines.push(line);
+      start = nl + 1;
     }
+    return lines;
   }
 }
 

@@ -1,33 +1,43 @@
-/** The daemon's side of the control socket: one request → one handler → one reply (plus streamed data). */
+/**
+ * The daemon's side of the control socket: every line a client sends gets
+ * a reply (a result, or an error for anything that is not a valid request),
+ * a line over MAX_LINE_BYTES ends the connection, and at most
+ * MAX_CONNECTIONS clients are served at once: no client can hang the
+ * daemon's memory or its accept loop.
+ */
 import { chmodSync, renameSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
-import { encode, LineDecoder, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from './protocol.js';
+import type { CallContext, Commands } from './command.js';
+import { encode, LineDecoder, MAX_LINE_BYTES, parseIncoming, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from './protocol.js';
 
-export interface CallContext {
-  /** Sends a chunk of a streamed result (attach, logs -f). */
-  stream(data: string): void;
-  /** Input the client sends into an open stream (attach). */
-  onInput(cb: (data: string) => void): void;
-  /** The client went away. */
-  onClose(cb: () => void): void;
-  readonly closed: boolean;
+/** Kept for modules that imported the context from here before the command table. */
+export type { CallContext } from './command.js';
+
+export const MAX_CONNECTIONS = 64;
+
+/** How long a refused client gets to read its error before the socket is destroyed. */
+const LINGER_MS = 1_000;
+
+/** Per connection: streams open on it (by request id) and what to run when it closes. */
+interface Conn {
+  readonly socket: Socket;
+  readonly inputs: Map<number, (d: string) => void>;
+  readonly closers: Set<() => void>;
 }
-
-export type Handler = (args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 
 export class ControlServer {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private path: string | undefined;
 
   constructor(
-    private readonly handlers: Readonly<Record<string, Handler>>,
+    private readonly commands: Commands,
     private readonly onError: (e: unknown) => void,
+    private readonly limits = { maxLineBytes: MAX_LINE_BYTES, maxConnections: MAX_CONNECTIONS },
   ) {}
 
   /** Binds under a temporary name, sets 0600, then renames into place: never a moment of wider access. */
-  private path: string | undefined;
-
   async listen(path: string): Promise<void> {
     const tmp = `${path}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
@@ -50,70 +60,71 @@ export class ControlServer {
   }
 
   private accept(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    if (this.sockets.size >= this.limits.maxConnections) {
+      return refuse(socket, `too many connections to the daemon (${this.limits.maxConnections} open); try again when one closes`);
+    }
     this.sockets.add(socket);
-    socket.setEncoding('utf8');
-    const decoder = new LineDecoder();
-    const inputs = new Map<number, (d: string) => void>();
-    const closers = new Set<() => void>();
+    const conn: Conn = { socket, inputs: new Map(), closers: new Set() };
     socket.on('close', () => {
       this.sockets.delete(socket);
-      for (const c of closers) c();
+      for (const c of conn.closers) c();
     });
-    socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) =>
-      decoder.push(
-        chunk,
-        (m) => this.route(socket, m, inputs, closers),
-        () => this.reply(socket, 0, { message: 'malformed message (not JSON)', kind: 'input' }),
-      ),
-    );
+    const decoder = new LineDecoder(this.limits.maxLineBytes);
+    socket.on('data', (chunk: Buffer) => {
+      if (decoder.overflow) return;
+      for (const line of decoder.push(chunk)) this.route(conn, line);
+      if (decoder.overflow) refuse(socket, `message too long: no newline within ${this.limits.maxLineBytes} bytes; closing the connection`);
+    });
   }
 
-  private route(socket: Socket, m: Message, inputs: Map<number, (d: string) => void>, closers: Set<() => void>): void {
-    if ('input' in m) {
-      inputs.get(m.id)?.(m.input);
-      return;
-    }
-    if (!('cmd' in m)) return;
-    if (m.v !== PROTOCOL_VERSION) {
-      this.reply(socket, m.id, { message: `protocol version ${m.v} not supported; this daemon speaks ${PROTOCOL_VERSION} (restart it after upgrading)`, kind: 'input' });
-      return;
-    }
-    void this.call(socket, m, inputs, closers);
+  private route(conn: Conn, line: string): void {
+    const parsed = parseIncoming(line);
+    if (!parsed.ok) return reply(conn.socket, parsed.id, parsed.error);
+    const m = parsed.message;
+    if (!('input' in m)) return void this.call(conn, m);
+    const into = conn.inputs.get(m.id);
+    // Input needs no reply while its stream is open; input to no stream is a mistake worth saying.
+    if (!into) return reply(conn.socket, m.id, { message: `no open stream with id ${m.id} to send input to`, kind: 'input' });
+    into(m.input);
   }
 
-  private async call(socket: Socket, req: Request, inputs: Map<number, (d: string) => void>, closers: Set<() => void>): Promise<void> {
-    const handler = this.handlers[req.cmd];
-    if (!handler) {
-      this.reply(socket, req.id, { message: `unknown command "${req.cmd}"`, kind: 'input' });
-      return;
-    }
+  private async call(conn: Conn, req: Request): Promise<void> {
+    const { socket } = conn;
     const ctx: CallContext = {
       stream: (data) => write(socket, { v: PROTOCOL_VERSION, id: req.id, data }),
-      onInput: (cb) => inputs.set(req.id, cb),
-      onClose: (cb) => closers.add(cb),
+      onInput: (cb) => conn.inputs.set(req.id, cb),
+      onClose: (cb) => conn.closers.add(cb),
       get closed() {
         return socket.destroyed;
       },
     };
     try {
-      const result = await handler(req.args ?? {}, ctx);
+      const result = await this.commands.run(req.cmd, req.args, ctx);
       write(socket, { v: PROTOCOL_VERSION, id: req.id, ok: true, result: result ?? null });
     } catch (e) {
       if (!(e instanceof InputError)) this.onError(e);
-      this.reply(socket, req.id, errorBody(e));
+      reply(socket, req.id, errorBody(e));
     } finally {
-      inputs.delete(req.id);
+      conn.inputs.delete(req.id);
     }
-  }
-
-  private reply(socket: Socket, id: number, error: ErrorBody): void {
-    write(socket, { v: PROTOCOL_VERSION, id, ok: false, error });
   }
 }
 
 function write(socket: Socket, m: Message): void {
-  if (!socket.destroyed) socket.write(encode(m));
+  if (!socket.destroyed && socket.writable) socket.write(encode(m));
+}
+
+function reply(socket: Socket, id: number, error: ErrorBody): void {
+  write(socket, { v: PROTOCOL_VERSION, id, ok: false, error });
+}
+
+/** Says why, half-closes, and drops whatever else arrives; destroyed soon after so a silent peer cannot hold it. */
+function refuse(socket: Socket, message: string): void {
+  reply(socket, 0, { message, kind: 'input' });
+  socket.end();
+  socket.on('data', () => undefined);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 function errorBody(e: unknown): ErrorBody {

@@ -11,9 +11,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { expectInputError, FAST, scopedTests } from '../helpers/daemon.js';
+import { expectInputError, FAST, testScopes } from '../helpers/daemon.js';
 
-const scope = scopedTests();
+const scope = testScopes();
 const SOON = 15_000;
 
 /** Starts a daemon that is expected to refuse its config. */

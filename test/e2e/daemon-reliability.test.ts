@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
 import { readJsonl } from '../helpers/cli.js';
-import { rawSpec, readBoardFile, sr, scopedTests, waitUntil, type Scope } from '../helpers/daemon.js';
+import { rawSpec, readBoardFile, sr, testScopes, waitUntil, type Scope } from '../helpers/daemon.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
-const scope = scopedTests();
+const scope = testScopes();
 
 const SOON = 20_000;
 

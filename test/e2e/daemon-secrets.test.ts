@@ -11,9 +11,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from '../helpers/cli.js';
-import { scopedTests, sr } from '../helpers/daemon.js';
+import { testScopes, sr } from '../helpers/daemon.js';
 
-const scope = scopedTests();
+const scope = testScopes();
 
 const SOON = 15_000;
 

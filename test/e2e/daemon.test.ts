@@ -22,7 +22,7 @@ import {
   rawSpec,
   expectInputError,
   readBoardFile,
-  scopedTests,
+  testScopes,
   sr,
   stable,
   waitUntil,
@@ -30,7 +30,7 @@ import {
 } from '../helpers/daemon.js';
 
 /** The test's own folders, daemons and servers; closed by afterEach. */
-const scope = scopedTests();
+const scope = testScopes();
 
 /** Generous deadlines: 2 cores, and another test file runs beside this one. */
 const SOON = 15_000;
@@ -799,6 +799,6 @@ describe('daemon: send, key, attach', () => {
     expect(cast.events.filter((e) => e.code === 'i').map((e) => e.data)).toEqual(['hello\r', 'abc', '\r', 'via-attach\r']);
     const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('');
     for (const s of ['got:hello', 'key:[abc]', 'attached:via-attach']) expect(out).toContain(s);
-    expectInputError(await d.ns('send', ['talk', 'late']), /not running/);
+    expectInputError(await d.ns('send', ['talk', 'late']), /: job talk is done \(cancelled\b[^)]*\); nothing to send to$/);
   }, 60_000);
 });

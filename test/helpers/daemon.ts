@@ -17,10 +17,10 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { afterAll, afterEach, expect, type TestContext } from 'vitest';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
-import { afterAll, afterEach, expect, type TestContext } from 'vitest';
 import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
@@ -323,6 +323,26 @@ export class Scope {
   }
 }
 
+/**
+ * For a test file: registers the teardown (each test's Scope in afterEach,
+ * the CLI helpers' leftovers in afterAll) and returns `scope(ctx)`, which
+ * gives a test its own Scope.
+ */
+export function testScopes(): (ctx: TestContext) => Scope {
+  const scopes = new Map<string, Scope>();
+  afterEach(async (ctx) => {
+    const s = scopes.get(ctx.task.id);
+    scopes.delete(ctx.task.id);
+    await s?.close();
+  });
+  afterAll(cleanup);
+  return (ctx) => {
+    const s = new Scope();
+    scopes.set(ctx.task.id, s);
+    return s;
+  };
+}
+
 /** The board read straight from board.sqlite (read-only), for when no daemon runs. */
 export function readBoardFile(state: string): { jobs: JobRecord[]; transitions: (job: string) => TransitionRecord[] } {
   const file = join(state, 'board.sqlite');
@@ -368,25 +388,6 @@ export function rawSpec(name: string, command: string[], cwd: string) {
   };
 }
 
-/**
- * Registers afterEach/afterAll in the calling test file and returns
- * `scope(ctx)`: the test's own Scope (folders, daemons, servers), closed
- * after the test.
- */
-export function scopedTests(): (ctx: TestContext) => Scope {
-  const scopes = new Map<string, Scope>();
-  afterEach(async (ctx) => {
-    const s = scopes.get(ctx.task.id);
-    scopes.delete(ctx.task.id);
-    await s?.close();
-  });
-  afterAll(cleanup);
-  return (ctx) => {
-    const s = new Scope();
-    scopes.set(ctx.task.id, s);
-    return s;
-  };
-}
 
 /** A CLI failure as the README promises: exit 2, one `nightshift:` line, no stack, nothing on stdout. */
 export function expectInputError(r: { code: number | null; stdout: string; stderrLines: string[] }, pattern: RegExp): void {

@@ -1,0 +1,91 @@
+/** Handlers that read or change a job on the board: submit, show, cancel, and finding a live job. */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import type { JobRecord } from '../../board/types.js';
+import { loadPolicy } from '../../rules/policy-file.js';
+import { InputError } from '../../util/errors.js';
+import type { Daemon } from '../daemon.js';
+import type { DaemonJob } from '../daemon-job.js';
+import { reasonText } from '../reason-text.js';
+
+/** The job's PTY inside the daemon, or an error that says why there is none (`what`: "attach to", "send to"). */
+export function liveJob(d: Daemon, rec: JobRecord, what: string): DaemonJob {
+  const job = d.jobs.get(rec.id);
+  if (job) return job;
+  if (rec.state === 'queued') throw new InputError(`job ${rec.name} is queued (${reasonText(rec.reason)}); it has not started, nothing to ${what} yet`);
+  if (rec.state === 'done') throw new InputError(`job ${rec.name} is done (${reasonText(rec.reason)}); nothing to ${what}`);
+  // The board says running, the PTY is still being set up (or just went).
+  throw new InputError(`job ${rec.name} is ${rec.state} but not live in the daemon yet; try again in a moment`);
+}
+
+export interface Submitted {
+  job: JobRecord;
+  /** Something the person should know about when the job will run, else null. */
+  notice: string | null;
+}
+
+/** Queues a job. The spec's fields are checked by the board, whose messages name the flag. */
+export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<Submitted> {
+  const cwd = String(spec.cwd ?? '');
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InputError(`--cwd ${cwd} is not an existing directory`);
+  if (typeof spec.policy === 'string') await loadPolicy(spec.policy);
+  const rec = d.board.submit(spec as never, Date.now());
+  d.schedule();
+  // A draining daemon starts nothing new: the job waits for the next daemon, which the submitter must know.
+  const notice = d.draining ? 'queued; the daemon is draining (shutdown), so it starts when a daemon next starts' : null;
+  return { job: d.board.require(rec.id), notice };
+}
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+export function show(d: Daemon, idOrName: string) {
+  const rec = d.board.require(idOrName);
+  const job = d.jobs.get(rec.id);
+  const status = job?.live.watchdog.status();
+  const candidate = status?.promptCandidate;
+  return {
+    job: rec,
+    transitions: d.board.transitions(rec.id),
+    signals: status
+      ? {
+          last_screen_change: iso(status.lastScreenChange),
+          last_output: iso(status.lastOutput),
+          last_tool_event: iso(status.lastToolEvent),
+          tools_in_flight: status.toolsInFlight,
+          child_busy: status.procBusy,
+          prompt_candidate: candidate ? { ...candidate, since: iso(candidate.since) } : null,
+        }
+      : null,
+    screen: job ? job.live.screen.text() : finalScreen(rec),
+    evidence: lastEvidence(rec, 3),
+    pages: d.pager.history(rec.id),
+  };
+}
+
+function finalScreen(rec: JobRecord): string | null {
+  if (!rec.paths || !existsSync(rec.paths.summary)) return null;
+  try {
+    return (JSON.parse(readFileSync(rec.paths.summary, 'utf8')) as { final_screen?: string }).final_screen ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function lastEvidence(rec: JobRecord, n: number): unknown[] {
+  if (!rec.paths || !existsSync(rec.paths.evidence)) return [];
+  const lines = readFileSync(rec.paths.evidence, 'utf8').split('\n').filter(Boolean);
+  return lines.slice(-n).map((l) => JSON.parse(l) as unknown);
+}
+
+export function cancel(d: Daemon, idOrName: string) {
+  const rec = d.board.require(idOrName);
+  if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
+  const job = d.jobs.get(rec.id);
+  if (!job && d.jobs.has(rec.id)) {
+    d.cancelOnStart.add(rec.id);
+  } else if (!job) {
+    d.board.transition(rec.id, 'done', { code: 'cancelled', detail: 'cancelled before it started' }, Date.now());
+  } else {
+    void job.live.stop('cancelled');
+  }
+  return { job: rec.id, cancelled: true };
+}
