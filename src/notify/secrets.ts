@@ -7,6 +7,7 @@
  * show, summary.json, evidence) goes through the job's Redactor. The
  * recording (recording.cast) stays raw: it is the evidence, kept 0600.
  */
+import { pino } from 'pino';
 import { redact as redactPatterns } from './page.js';
 
 export const REDACTED = '[redacted]';
@@ -66,7 +67,8 @@ export function redactDeep<T>(value: T, r: Redactor): T {
 function walk(v: unknown, r: Redactor, depth: number): unknown {
   if (typeof v === 'string') return r(v);
   if (v === null || typeof v !== 'object' || depth > 20) return v;
-  if (v instanceof Error) return { type: v.name, message: r(v.message), ...(v.stack ? { stack: r(v.stack) } : {}) };
+  // pino's own error form (type, message and stack with their causes, own fields such as `command`), then redacted.
+  if (v instanceof Error) return walk({ ...pino.stdSerializers.err(v) }, r, depth + 1);
   if (Array.isArray(v)) return v.map((x) => walk(x, r, depth + 1));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
   const out: Record<string, unknown> = {};

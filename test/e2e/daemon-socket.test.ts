@@ -141,8 +141,8 @@ describe('control socket: every line gets a reply', () => {
   it('a handler that breaks says so ("internal error in handler"), and the daemon log has the cause', async (ctx) => {
     const h = scope(ctx);
     const d = await h.daemon(h.stateDir());
-    const job = await d.submit('hi', ['echo', 'hi']);
-    await d.waitState('hi', 'done', 'exit', SOON);
+    await d.submit('hi', ['echo', 'hi']);
+    const job = await d.waitState('hi', 'done', 'exit', SOON);
     // A log that cannot be read: a directory where the file was.
     rmSync(job.paths!.log);
     mkdirSync(job.paths!.log);
@@ -286,7 +286,8 @@ describe('errors that say the real cause', () => {
 
     const bad = await d.ns('show', ['bad']);
     expect.soft(bad.stdout).toMatch(/state: +done — start-failed: command not found: nosuch-cmd-xyz\n/);
-    expect.soft(bad.stdout).toMatch(/pages: +none/);
+    // A failed start pages (issue 8.11), and show lists that page.
+    expect.soft(bad.stdout).toMatch(/pages:\n +start-failed /);
     const logs = await d.ns('logs', ['bad']);
     expect.soft(logs.code).toBe(2);
     expect.soft(logs.stderrLines).toEqual(['nightshift: job bad failed to start: command not found: nosuch-cmd-xyz']);
@@ -305,7 +306,7 @@ describe('errors that say the real cause', () => {
   it('the start line names the current log file (daemon.1.log; after a restart the highest N there)', async (ctx) => {
     const h = scope(ctx);
     const state = h.stateDir();
-    const logOf = async (d: DaemonProc) => /, log (\S+)$/.exec(await d.proc.waitForLine((l) => l.startsWith('nightshift daemon: pid'), SOON, 'start line'))![1]!;
+    const logOf = async (d: DaemonProc) => /, log (\S+), notifiers: /.exec(await d.proc.waitForLine((l) => l.startsWith('nightshift daemon: pid'), SOON, 'start line'))![1]!;
     const first = await h.daemon(state);
     expect(await logOf(first)).toBe(join(state, 'daemon.1.log'));
     await first.stop();
