@@ -1,4 +1,5 @@
 /** Options and helpers shared by several CLI verbs. */
+import { parseSize } from '../util/size.js';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -30,6 +31,22 @@ export function durationArg(what: string) {
     }
   };
 }
+
+/** `--recording-cap SIZE`: at least 64 KB, so the cap marker and a useful tail fit. */
+export function sizeArg(what: string) {
+  return (value: string): number => {
+    let n: number;
+    try {
+      n = parseSize(value, what);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+    if (n < 65_536) throw new InvalidArgumentError(`${what} "${value}" is below the smallest cap, 64k`);
+    return n;
+  };
+}
+
+export const RECORDING_CAP_HELP = 'recording size cap; past it a marker and the last 5% are kept (default 256m; e.g. 500k, 64m, 1g)';
 
 export function intArg(what: string, min: number, max: number) {
   return (value: string): number => {

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { Daemon } from '../daemon/daemon.js';
 import { currentLogFile } from '../daemon/log.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
-import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 
 interface DaemonFlags extends WatchdogFlags, StateFlag {
@@ -12,6 +12,7 @@ interface DaemonFlags extends WatchdogFlags, StateFlag {
   rules?: string;
   policy?: string;
   tick: number;
+  recordingCap?: number;
 }
 
 export function registerDaemon(program: Command): void {
@@ -21,6 +22,7 @@ export function registerDaemon(program: Command): void {
     .option('--max-running <n>', 'jobs running at once', intArg('--max-running', 1, 256), 4)
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--policy <file>', 'default auto-answer policy for jobs that name none')
+    .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
       new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick')).default(1_000, '1s'),
@@ -45,6 +47,7 @@ export function registerDaemon(program: Command): void {
       policyPath: flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath),
       config: watchdogConfig(flags),
       tickMs: flags.tick,
+      ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
     for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);

@@ -11,7 +11,7 @@ import { exitStatus, wireReason } from '../core/outcome.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
-import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 
 interface RunFlags extends WatchdogFlags {
@@ -28,6 +28,7 @@ interface RunFlags extends WatchdogFlags {
   json?: boolean;
   quiet?: boolean;
   timeout?: number;
+  recordingCap?: number;
 }
 
 function envPair(value: string, previous: string[]): string[] {
@@ -51,6 +52,7 @@ export function registerRun(program: Command): void {
     .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory; it answers nothing until filled in)')
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
+    .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
     .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout'))
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
@@ -92,6 +94,8 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     redact: redactorFor(own),
     ...(agent ? { agent } : {}),
     onProblem: problem,
+    onDiskProblem: (file, e) => problem(`cannot write ${file} (${e.message}); the job goes on, that file stops here`),
+    ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,

@@ -26,6 +26,10 @@ export interface DaemonJobDeps {
   readonly config: WatchdogConfig;
   readonly now: () => number;
   readonly onLog: (msg: string, fields?: object) => void;
+  /** The recording cap (bytes), when the daemon was given one. */
+  readonly recordingCap?: number;
+  /** A job file could not be written (a full disk); the daemon pages and makes room. */
+  readonly onDiskProblem: (job: DaemonJob, file: string, e: Error) => void;
 }
 
 // Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
@@ -67,12 +71,14 @@ export class DaemonJob {
         config: deps.config,
         answerQueries: true,
         redact: job.redact,
+        ...(deps.recordingCap ? { recordingCap: deps.recordingCap } : {}),
+        onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
         onTransition: (t) => job.onTransition(t),
         onAction: (a) => job.onAction(a),
-        onOutput: () => job.onActivity(),
+        onOutput: () => job.guarded('last activity', () => job.onActivity()),
       },
     );
-    job.budgetTimer = setInterval(() => job.checkBudgets(), BUDGET_CHECK_MS);
+    job.budgetTimer = setInterval(() => job.guarded('budget check', () => job.checkBudgets()), BUDGET_CHECK_MS);
     job.budgetTimer.unref();
     void job.live.finished.finally(() => clearInterval(job.budgetTimer));
     return job;
@@ -124,6 +130,27 @@ export class DaemonJob {
     if (a.kind !== 'escalate') return;
     this.episode++;
     this.deps.pager.page(this.pageFor(a), this.redact);
+  }
+
+  /** A board write that fails (SQLITE_FULL on a full disk) must not become an uncaught exception in a PTY or timer callback. */
+  private guarded(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.deps.onLog(`${what} failed`, { job: this.id, err: String(e) });
+    }
+  }
+
+  /** A page that the disk under the state directory is full: the job goes on, its recording stopped. */
+  pageDiskFull(file: string, e: Error): void {
+    this.deps.pager.page({
+      ...this.pageBase(),
+      key: `${this.id}:disk`,
+      kind: 'disk',
+      reason: 'disk',
+      prompt: `cannot write ${file} of ${this.record.name} (${e.message}); the job keeps running, recordings are paused`,
+      urgent: true,
+    }, this.redact);
   }
 
   private onActivity(): void {

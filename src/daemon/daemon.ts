@@ -13,7 +13,9 @@ import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
 import type { Logger } from '../supervisor/logger.js';
 import { describeError } from '../util/errors.js';
+import { isNoSpace } from '../util/size.js';
 import { DaemonBundles } from './bundles.js';
+import { DiskGuard } from './disk.js';
 import { DaemonJob } from './daemon-job.js';
 import { jobRedactors } from './job-secrets.js';
 import { redactorFor } from '../notify/secrets.js';
@@ -32,6 +34,8 @@ export interface DaemonOptions {
   readonly config: WatchdogConfig;
   /** How often queued jobs and the pager's outbox are looked at. */
   readonly tickMs: number;
+  /** Recording cap per job, bytes (default: the CastWriter's). */
+  readonly recordingCap?: number;
   /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
   readonly onProblem?: (message: string) => void;
 }
@@ -60,6 +64,7 @@ export class Daemon {
   private readonly stopped: Promise<void>;
   private resolveStopped!: () => void;
   private shuttingDown = false;
+  private readonly disk: DiskGuard;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -72,6 +77,12 @@ export class Daemon {
   ) {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
+    this.disk = new DiskGuard(this.paths.runDir);
+    const short = this.disk.reserve();
+    if (short) {
+      log.warn({ problem: short }, 'disk is short');
+      opts.onProblem?.(`warning: ${short}`);
+    }
   }
 
   static async start(opts: DaemonOptions): Promise<Daemon> {
@@ -174,7 +185,11 @@ export class Daemon {
         config: this.opts.config,
         now: () => Date.now(),
         onLog: (msg, fields) => this.log.warn(fields ?? {}, msg),
+        ...(this.opts.recordingCap ? { recordingCap: this.opts.recordingCap } : {}),
+        onDiskProblem: (job, file, e) => this.diskProblem(job, file, e),
       });
+      // Started while the disk is full: no recording, the room left belongs to the board.
+      if (this.disk.full) job.live.suspendRecording('disk full');
       this.jobs.set(rec.id, job);
       this.log.info({ job: rec.id, name: rec.name, command: rec.command }, 'job started');
       // Cancelled, or the daemon told to stop now, while it was still starting.
@@ -221,6 +236,25 @@ export class Daemon {
       time: new Date(now).toISOString(),
       urgent: false,
     }, redactorFor(rec.env));
+  }
+
+  /**
+   * A job's file could not be written. Out of space: give back the ballast
+   * and stop every recording, so the board, the outbox and the job files
+   * keep working; page once per job either way.
+   */
+  private diskProblem(job: DaemonJob, file: string, e: Error): void {
+    this.log.error({ job: job.id, file, err: e }, 'a job file could not be written; the job goes on');
+    if (isNoSpace(e) && this.disk.release()) {
+      this.log.error({ stateDir: this.opts.stateDir }, 'disk full: ballast released, recordings suspended');
+      this.opts.onProblem?.(`disk full under ${this.opts.stateDir}: recordings suspended, jobs keep running`);
+      for (const j of this.running()) j.live.suspendRecording('disk full');
+    }
+    try {
+      job.pageDiskFull(file, e);
+    } catch (err) {
+      this.log.error({ job: job.id, err }, 'could not queue the disk page');
+    }
   }
 
   running(): DaemonJob[] {
@@ -273,6 +307,7 @@ export class Daemon {
     await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
     await this.server.close();
     await this.bundles.dispose();
+    this.disk.dispose();
     this.board.close();
     this.log.info({}, 'daemon stopped');
     await flushLogger(this.log);

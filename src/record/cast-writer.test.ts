@@ -112,4 +112,37 @@ describe('CastWriter', () => {
     expect(() => CastWriter.open(bad, { width: 80, height: 24 }, 0)).toThrow(InputError);
     expect(() => CastWriter.open(bad, { width: 80, height: 24 }, 0)).toThrow(bad);
   });
+
+  it('past its cap keeps a marker and the tail: a flood of 2 MB into a 200 KB cap stays under the cap and still parses', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START, { maxBytes: 200_000, tailBytes: 20_000 });
+    for (let i = 0; i < 20_000; i++) w.output(START + i, `line ${i} ${'x'.repeat(80)}\r\n`);
+    w.exit(START + 20_001, 0);
+    w.close();
+    const size = readFileSync(path).length;
+    expect(size).toBeLessThanOrEqual(200_000 + 500);
+    const cast = await readCast(path);
+    const markers = cast.events.filter((e) => e.code === 'm').map((e) => e.data);
+    expect(markers[0]).toMatch(/^recording-cap:195\.3KB: output dropped from here/);
+    expect(markers.at(-2)).toBe('recording-tail');
+    expect(markers.at(-1)).toBe('exit:0');
+    const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data);
+    expect(out[0]).toBe(`line 0 ${'x'.repeat(80)}\r\n`);
+    expect(out.at(-1)).toBe(`line 19999 ${'x'.repeat(80)}\r\n`);
+    const times = cast.events.map((e) => e.time);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('suspend() ends the recording with a marker; later events are dropped', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+    w.output(START + 1, 'before');
+    w.suspend(START + 2, 'disk full');
+    w.output(START + 3, 'after');
+    w.close();
+    const cast = await readCast(path);
+    expect(cast.events.map((e) => e.data)).toEqual(['before', 'recording-stopped:disk full']);
+    expect(w.recording).toBe(false);
+  });
 });
+

@@ -1,5 +1,18 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
+import { formatSize } from '../util/size.js';
+
+export interface CastWriterOptions {
+  /** Past this many bytes only a marker and the last `tailBytes` of events are kept. */
+  maxBytes?: number;
+  tailBytes?: number;
+  /** A write failed (a full disk): the recording stops there, still valid; called once. */
+  onProblem?: (e: Error) => void;
+}
+
+/** A flood job wrote 110 MB in one night: a generous cap, and the end of the story kept. */
+export const DEFAULT_RECORDING_CAP = 256 * 1024 ** 2;
+const DEFAULT_TAIL_SHARE = 0.05;
 
 export interface CastWriterHeader {
   width: number;
@@ -16,21 +29,35 @@ export interface CastWriterHeader {
  * synchronous write on an open fd with no user-space buffer, so if the process
  * dies the file holds every event handed over so far and still parses.
  * (Surviving power loss would need fsync; we do not pay for that per event.)
+ *
+ * Past `maxBytes` the file gets a `recording-cap:` marker and the events go
+ * to a ring of the last `tailBytes`, written at close after a
+ * `recording-tail:` marker (a crash loses that tail). A failed write (a full
+ * disk) truncates the file back to its last whole event and stops it.
  */
 export class CastWriter {
   private fd: number | undefined;
   /** Last written time in whole microseconds; times are clamped to never go back. */
   private lastMicros = 0;
+  private bytes = 0;
+  private mode: 'write' | 'tail' | 'off' = 'write';
+  private readonly ring: string[] = [];
+  private ringBytes = 0;
+  private readonly maxBytes: number;
+  private readonly tailBytes: number;
 
   private constructor(
     readonly path: string,
     fd: number,
     private readonly startMs: number,
+    private readonly opts: CastWriterOptions,
   ) {
     this.fd = fd;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_RECORDING_CAP;
+    this.tailBytes = Math.min(opts.tailBytes ?? Math.floor(this.maxBytes * DEFAULT_TAIL_SHARE), this.maxBytes);
   }
 
-  static open(path: string, header: CastWriterHeader, startMs: number): CastWriter {
+  static open(path: string, header: CastWriterHeader, startMs: number, opts: CastWriterOptions = {}): CastWriter {
     checkSize('width', header.width);
     checkSize('height', header.height);
     let fd: number;
@@ -48,17 +75,26 @@ export class CastWriter {
       title: header.title,
       env: header.env,
     });
-    try {
-      writeAll(fd, `${line}\n`);
-    } catch (e) {
-      closeSync(fd);
-      throw e;
-    }
-    return new CastWriter(path, fd, startMs);
+    const writer = new CastWriter(path, fd, startMs, opts);
+    writer.append(`${line}\n`);
+    return writer;
   }
 
   get closed(): boolean {
     return this.fd === undefined;
+  }
+
+  /** Whether events still reach the file (not stopped by a failed write or suspend()). */
+  get recording(): boolean {
+    return this.mode !== 'off' && this.fd !== undefined;
+  }
+
+  /** Stops recording with a last marker saying why (the disk is full elsewhere: leave its space to the board). */
+  suspend(tMs: number, why: string): void {
+    if (this.mode === 'off') return;
+    this.flushTail();
+    this.event(tMs, 'm', `recording-stopped:${why}`);
+    this.mode = 'off';
   }
 
   output(tMs: number, data: string): void {
@@ -84,19 +120,60 @@ export class CastWriter {
 
   close(): void {
     if (this.fd === undefined) return;
+    this.flushTail();
     const fd = this.fd;
     this.fd = undefined;
     closeSync(fd);
   }
 
   private event(tMs: number, code: string, data: string): void {
-    if (this.fd === undefined) return;
+    if (this.fd === undefined || this.mode === 'off') return;
+    const line = this.line(tMs, code, data);
+    if (this.mode === 'write' && this.bytes + Buffer.byteLength(line) > this.maxBytes - this.tailBytes) {
+      this.append(this.line(tMs, 'm', `recording-cap:${formatSize(this.maxBytes)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`));
+      this.mode = 'tail';
+    }
+    if (this.mode === 'tail') this.keepInTail(line);
+    else this.append(line);
+  }
+
+  private line(tMs: number, code: string, data: string): string {
     const micros = Math.round((tMs - this.startMs) * 1000);
     // A caller clock that steps back (NTP, a restarted drill) must not break v2's ordering.
     if (Number.isFinite(micros) && micros > this.lastMicros) this.lastMicros = micros;
     const t = (this.lastMicros / 1e6).toFixed(6);
     // JSON.stringify escapes control chars and lone surrogates, so any JS string round-trips.
-    writeAll(this.fd, `[${t}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]\n`);
+    return `[${t}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]\n`;
+  }
+
+  private keepInTail(line: string): void {
+    this.ring.push(line);
+    this.ringBytes += Buffer.byteLength(line);
+    while (this.ringBytes > this.tailBytes && this.ring.length > 1) this.ringBytes -= Buffer.byteLength(this.ring.shift()!);
+  }
+
+  private flushTail(): void {
+    if (this.mode !== 'tail' || this.ring.length === 0) return;
+    const first = /^\[([0-9.]+),/.exec(this.ring[0]!)![1]!;
+    this.append(`[${first}, "m", "recording-tail"]\n`);
+    for (const l of this.ring.splice(0)) this.append(l);
+    this.ringBytes = 0;
+  }
+
+  /** One whole line or nothing: a short write on a full disk is cut back to the last whole event. */
+  private append(text: string): void {
+    if (this.fd === undefined || this.mode === 'off') return;
+    try {
+      this.bytes += writeAll(this.fd, text);
+    } catch (e) {
+      this.mode = 'off';
+      try {
+        ftruncateSync(this.fd, this.bytes);
+      } catch {
+        // Nothing more to save: the file holds what it holds.
+      }
+      this.opts.onProblem?.(e as Error);
+    }
   }
 }
 
@@ -107,8 +184,9 @@ function checkSize(name: string, v: number): void {
 }
 
 /** One line, one buffer: a short write (rare, but legal) is finished before returning. */
-function writeAll(fd: number, text: string): void {
+function writeAll(fd: number, text: string): number {
   const buf = Buffer.from(text, 'utf8');
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  return buf.length;
 }

@@ -40,7 +40,12 @@ export class EvidenceLog {
     private readonly job: string,
     /** The job's Redactor: every string of a record goes through it before the append. */
     private readonly redact?: Redactor,
+    /** An append failed (a full disk); the record is lost and the caller told so. */
+    private readonly onProblem?: (e: Error) => void,
   ) {}
+
+  /** False once an append failed: an answer must not be sent without its record. */
+  ok = true;
 
   /** An action on a blocked episode: what was decided, by which layer, who answered. */
   action(a: Action, wallTime: (t: number) => string, answeredBy?: string): void {
@@ -102,7 +107,13 @@ export class EvidenceLog {
   }
 
   private append(record: object): void {
-    appendFileSync(this.path, `${JSON.stringify(this.redact ? redactDeep(record, this.redact) : record)}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(this.path, `${JSON.stringify(this.redact ? redactDeep(record, this.redact) : record)}\n`, { mode: 0o600 });
+      this.ok = true;
+    } catch (e) {
+      this.ok = false;
+      this.onProblem?.(e as Error);
+    }
   }
 }
 

@@ -39,4 +39,8 @@ export interface JobOptions {
   readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
   /** The job's Redactor (src/notify/secrets.ts): applied to its log, evidence and summary. The recording stays raw. */
   readonly redact?: (text: string) => string;
+  /** The recording's size cap in bytes (default DEFAULT_RECORDING_CAP); past it a marker and the tail are kept. */
+  readonly recordingCap?: number;
+  /** A file of the job could not be written (a full disk): the job goes on, that file stops. Once per file. */
+  readonly onDiskProblem?: (file: string, e: Error) => void;
 }

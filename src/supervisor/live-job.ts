@@ -15,10 +15,10 @@ import { DisposableStore } from '../util/lifecycle.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { JobAgent } from './job-agent.js';
+import { personAnswerKeys, RecordedInput } from './job-input.js';
 import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
-import { keySequence } from '../pty/keys.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
@@ -41,6 +41,7 @@ export class LiveJob {
   readonly log: Logger;
   private readonly clock: Clock;
   private readonly cast: CastWriter;
+  private readonly typed: RecordedInput;
   private readonly feed: ScreenFeed;
   private readonly timer: DeadlineTimer;
   private readonly sampler: ProcSampler;
@@ -78,10 +79,14 @@ export class LiveJob {
     });
     const start = this.clock.now();
     this.startedAt = start;
-    this.log = jobLogger(p.log, p.id, opts.redact);
+    this.log = jobLogger(p.log, p.id, opts.redact, (e) => this.diskProblem('log.jsonl', e));
     store.add(() => this.log.flush());
-    this.cast = CastWriter.open(p.recording, castHeader(spec, start), start);
+    this.cast = CastWriter.open(p.recording, castHeader(spec, start), start, {
+      ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
+      onProblem: (e) => this.diskProblem('recording.cast', e),
+    });
     store.add(() => this.cast.close());
+    this.typed = new RecordedInput(pty, this.cast, this.clock);
     this.screen = new Screen(spec.cols, spec.rows);
     store.add(() => this.screen.dispose());
     const bundle = opts.bundle.current;
@@ -89,8 +94,8 @@ export class LiveJob {
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     store.add(() => this.feed.dispose());
-    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact);
-    this.summary = new JobSummary(p, spec, start, opts.redact);
+    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => this.diskProblem('evidence.jsonl', e));
+    this.summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer(this.watchdog, this.clock);
@@ -178,6 +183,19 @@ export class LiveJob {
     return this.finished;
   }
 
+  /** Stops the recording (a marker says why): the disk is full and what is left of it belongs to the board. */
+  suspendRecording(why: string): void {
+    this.cast.suspend(this.clock.now(), why);
+  }
+
+  private readonly diskProblems = new Set<string>();
+
+  private diskProblem(file: string, e: Error): void {
+    if (this.diskProblems.has(file)) return;
+    this.diskProblems.add(file);
+    this.opts.onDiskProblem?.(file, e);
+  }
+
   /** Everything the job prints from now on (attach); returns the unsubscribe. */
   watchOutput(listener: (data: string) => void): () => void {
     this.outputListeners.add(listener);
@@ -194,33 +212,26 @@ export class LiveJob {
       throw new InputError(`job ${this.id} is not blocked (it is ${this.watchdog.state}); nothing to answer`);
     }
     const rule = this.watchdog.reason.rule ? this.opts.bundle.current.rules.prompts.find((r) => r.id === this.watchdog.reason.rule) : undefined;
-    const enter = rule ? rule.answer.at(-1)?.toLowerCase() === 'enter' : true;
-    const keys = enter ? [text, 'enter'] : [text];
-    const now = this.clock.now();
-    this.evidence.human(iso(now), who, keys, text);
+    const { keys, enter } = personAnswerKeys(rule, text);
+    this.evidence.human(iso(this.clock.now()), who, keys, text);
     this.log.info({ who, keys }, 'answered by a person');
-    this.cast.input(now, text + (enter ? '\r' : ''));
-    await this.pty.sendText(text, { enter });
+    await this.typed.text(text, enter);
     return keys;
   }
 
   /** Text typed on the job's behalf (Enter after it), recorded as input. */
-  async sendText(text: string, enter = true): Promise<void> {
-    this.cast.input(this.clock.now(), text + (enter ? '\r' : ''));
-    await this.pty.sendText(text, { enter });
+  sendText(text: string, enter = true): Promise<void> {
+    return this.typed.text(text, enter);
   }
 
   /** A named key (enter, escape, ctrl-c …), recorded as input. */
   sendKey(name: string): void {
-    const seq = keySequence(name);
-    this.cast.input(this.clock.now(), seq);
-    this.pty.write(seq);
+    this.typed.key(name);
   }
 
   /** Keystrokes from the person at the terminal; recorded as input. */
   input(data: string): void {
-    this.cast.input(this.clock.now(), data);
-    this.pty.write(data);
+    this.typed.raw(data);
   }
 
   private attachAgent(kind: AgentKind, profile: ProbeProfile): void {
@@ -322,11 +333,11 @@ export class LiveJob {
     this.log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
     // Evidence first, synchronously: the record exists before a key is sent.
     this.evidence.action(a, iso);
-    if (a.kind === 'answer' && a.keys?.length) {
-      const now = this.clock.now();
-      this.cast.marker(now, `answer:${a.rule}`);
-      this.cast.input(now, a.keys.map(keySequence).join(''));
-      void this.pty.sendKeys([...a.keys]);
+    // No record, no keys (a full disk): the prompt stays, the watchdog sees the answer did not take and escalates.
+    if (a.kind === 'answer' && a.keys?.length && !this.evidence.ok) {
+      this.log.error({ rule: a.rule }, 'evidence could not be written; the answer is not sent');
+    } else if (a.kind === 'answer' && a.keys?.length) {
+      this.typed.answer(a.rule, a.keys);
     }
     this.opts.onAction?.(a);
   }

@@ -9,8 +9,10 @@ export type { Logger };
  * `jobLogger(path, job, redact)`: every string of every line (fields and
  * message) goes through the job's Redactor before it is written.
  */
-export function jobLogger(path: string, job: string, redact?: Redactor): Logger {
+export function jobLogger(path: string, job: string, redact?: Redactor, onProblem?: (e: Error) => void): Logger {
   const dest = pino.destination({ dest: path, sync: true, mkdir: true, mode: 0o600 });
+  // Without a listener a failed write (a full disk) would be an uncaught 'error' and kill the daemon.
+  dest.on('error', (e: Error) => onProblem?.(e));
   return pino({ base: { job }, timestamp: pino.stdTimeFunctions.isoTime, ...redactingHooks(() => redact) }, dest);
 }
 

@@ -38,6 +38,8 @@ export class JobSummary {
     startMs: number,
     /** The job's Redactor, for what came from the job: command, transitions, final screen, agent summary. */
     private readonly redact?: Redactor,
+    /** A rewrite failed (a full disk): the previous summary.json stays whole (atomic rename). */
+    private readonly onProblem?: (e: Error) => void,
   ) {
     this.data = {
       id: paths.id,
@@ -90,6 +92,10 @@ export class JobSummary {
     const out = r
       ? { ...d, command: d.command.map(r), transitions: redactDeep(d.transitions, r), final_screen: d.final_screen === undefined ? undefined : r(d.final_screen), agent: redactDeep(d.agent, r) }
       : d;
-    writeJsonAtomic(this.paths.summary, out);
+    try {
+      writeJsonAtomic(this.paths.summary, out);
+    } catch (e) {
+      this.onProblem?.(e as Error);
+    }
   }
 }

@@ -3,7 +3,9 @@
  * processes, a private state directory, socket and receiver per test.
  * Needs a build first (npx tsc -p tsconfig.json).
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -165,3 +167,54 @@ describe('issue 8.11: failed jobs page', () => {
 
 
 
+
+describe('issue 8.10: recording cap and a full disk', () => {
+  it('--recording-cap keeps a marker and the tail of a flood job', async (ctx) => {
+    const s = scope(ctx);
+    const d = await s.daemon(s.stateDir(), ['--recording-cap', '256k']);
+    await d.submit('flood', ['bash', '-c', 'for i in $(seq 1 20000); do echo "flood line $i padding-padding-padding-padding"; done; echo the-very-end']);
+    const j = await d.waitState('flood', 'done', 'exit', 60_000);
+    expect(j.exit).toEqual({ code: 0, signal: null });
+    expect(statSync(j.paths!.recording).size).toBeLessThan(256 * 1024 + 4096);
+    const cast = await readCast(j.paths!.recording);
+    const markers = cast.events.filter((e) => e.code === 'm').map((e) => e.data);
+    expect(markers.some((m) => m.startsWith('recording-cap:256KB'))).toBe(true);
+    expect(markers).toContain('recording-tail');
+    expect(markers.at(-1)).toBe('exit:0');
+    expect(cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('')).toContain('the-very-end');
+  }, 90_000);
+
+  it('a full disk: the job keeps running and ends done/exit 0, the board stays true, a disk page goes out, the recording still parses', async (ctx) => {
+    const s = scope(ctx);
+    const hooks = await s.server();
+    // Not a Scope folder: it must be unmounted before it can be removed.
+    const mnt = mkdtempSync(join(tmpdir(), 'ns-tmpfs-'));
+    // A real full disk: an 8 MB tmpfs holds the state directory (needs root, as CI is).
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]);
+    try {
+      const state = join(mnt, 'state');
+      mkdirSync(state);
+      writeFileSync(join(state, 'config.yaml'), pageConfig(hooks.url('/hook'), 'off'));
+      const d = await s.daemon(state);
+      const cwd = s.tempDir();
+      await d.submit('flood', ['bash', '-c', "head -c 9000000 /dev/zero | tr '\\0' x | fold -w 100; echo; echo still-alive; sleep 1; echo finished"], ['--cwd', cwd]);
+      const hit = await hooks.waitHits('/hook', 1, 60_000);
+      const page = JSON.parse(hit[0]!.body) as { kind: string; name: string; prompt: string };
+      expect(page).toMatchObject({ kind: 'disk', name: 'flood' });
+      expect(page.prompt).toMatch(/recording\.cast.*ENOSPC.*keeps running/);
+      const j = await d.waitState('flood', 'done', 'exit', 60_000);
+      expect(j.exit).toEqual({ code: 0, signal: null });
+      expect((await d.show('flood')).transitions.map(sr)).toEqual(['queued/submitted', 'running/started', 'done/exit']);
+      // A job started on the full disk runs too.
+      await d.submit('after', ['echo', 'after-ran'], ['--cwd', cwd]);
+      expect((await d.waitState('after', 'done', 'exit', SOON)).exit).toEqual({ code: 0, signal: null });
+      const cast = await readCast(j.paths!.recording);
+      expect(cast.events.length).toBeGreaterThan(0);
+      expect(d.proc.stderrLines.some((l) => l.includes('disk full'))).toBe(true);
+    } finally {
+      await s.close();
+      execFileSync('umount', ['-l', mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

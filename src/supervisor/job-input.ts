@@ -1,0 +1,47 @@
+/** What is typed into a job's terminal, by a person or on their behalf: sent to the PTY and recorded as `i` events. */
+import type { Clock } from '../core/clock.js';
+import type { PtyHost } from '../pty/host.js';
+import { keySequence } from '../pty/keys.js';
+import type { CastWriter } from '../record/cast-writer.js';
+import type { PromptRule } from '../core/prompt-match.js';
+
+export class RecordedInput {
+  constructor(
+    private readonly pty: PtyHost,
+    private readonly cast: CastWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Text, then Enter unless told otherwise. */
+  async text(text: string, enter = true): Promise<void> {
+    this.cast.input(this.clock.now(), text + (enter ? '\r' : ''));
+    await this.pty.sendText(text, { enter });
+  }
+
+  /** A named key (enter, escape, ctrl-c …). */
+  key(name: string): void {
+    const seq = keySequence(name);
+    this.cast.input(this.clock.now(), seq);
+    this.pty.write(seq);
+  }
+
+  /** Keystrokes as they come (attach, the terminal of `run`). */
+  raw(data: string): void {
+    this.cast.input(this.clock.now(), data);
+    this.pty.write(data);
+  }
+
+  /** The responder's answer: a marker naming the rule, then its keys. */
+  answer(rule: string | null, keys: readonly string[]): void {
+    const now = this.clock.now();
+    this.cast.marker(now, `answer:${rule}`);
+    this.cast.input(now, keys.map(keySequence).join(''));
+    void this.pty.sendKeys([...keys]);
+  }
+}
+
+/** A person's answer: a line prompt whose rule answers with Enter gets the text and Enter; a dialog gets the key alone. */
+export function personAnswerKeys(rule: PromptRule | undefined, text: string): { keys: string[]; enter: boolean } {
+  const enter = rule ? rule.answer.at(-1)?.toLowerCase() === 'enter' : true;
+  return { keys: enter ? [text, 'enter'] : [text], enter };
+}
