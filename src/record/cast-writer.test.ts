@@ -133,6 +133,20 @@ describe('CastWriter', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
+  it('a last output chunk larger than the whole tail is cut to its end, not dropped', async () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START, { maxBytes: 100_000, tailBytes: 10_000 });
+    w.output(START + 1, 'y'.repeat(150_000));
+    w.output(START + 2, `${'z'.repeat(60_000)}THE-END`);
+    w.exit(START + 3, 0);
+    w.close();
+    const cast = await readCast(path);
+    const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data);
+    expect(out.at(-1)!.endsWith('THE-END')).toBe(true);
+    expect(cast.events.at(-1)!.data).toBe('exit:0');
+    expect(readFileSync(path).length).toBeLessThanOrEqual(100_000 + 500);
+  });
+
   it('suspend() ends the recording with a marker; later events are dropped', async () => {
     const path = freshPath();
     const w = CastWriter.open(path, { width: 80, height: 24 }, START);

@@ -41,7 +41,7 @@ export class CastWriter {
   private lastMicros = 0;
   private bytes = 0;
   private mode: 'write' | 'tail' | 'off' = 'write';
-  private readonly ring: string[] = [];
+  private readonly ring: TailEvent[] = [];
   private ringBytes = 0;
   private readonly maxBytes: number;
   private readonly tailBytes: number;
@@ -133,7 +133,7 @@ export class CastWriter {
       this.append(this.line(tMs, 'm', `recording-cap:${formatSize(this.maxBytes)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`));
       this.mode = 'tail';
     }
-    if (this.mode === 'tail') this.keepInTail(line);
+    if (this.mode === 'tail') this.keepInTail({ t: this.lastMicros, code, data, bytes: Buffer.byteLength(line) });
     else this.append(line);
   }
 
@@ -141,22 +141,36 @@ export class CastWriter {
     const micros = Math.round((tMs - this.startMs) * 1000);
     // A caller clock that steps back (NTP, a restarted drill) must not break v2's ordering.
     if (Number.isFinite(micros) && micros > this.lastMicros) this.lastMicros = micros;
-    const t = (this.lastMicros / 1e6).toFixed(6);
-    // JSON.stringify escapes control chars and lone surrogates, so any JS string round-trips.
-    return `[${t}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]\n`;
+    return formatEvent(this.lastMicros, code, data);
   }
 
-  private keepInTail(line: string): void {
-    this.ring.push(line);
-    this.ringBytes += Buffer.byteLength(line);
-    while (this.ringBytes > this.tailBytes && this.ring.length > 1) this.ringBytes -= Buffer.byteLength(this.ring.shift()!);
+  /**
+   * The newest `tailBytes` of events. One output chunk can be larger than
+   * the whole tail (a PTY read is up to 64 KB): it is cut to its end rather
+   * than dropped, so the last thing the job printed is always there.
+   */
+  private keepInTail(e: TailEvent): void {
+    this.ring.push(e);
+    this.ringBytes += e.bytes;
+    while (this.ringBytes > this.tailBytes && this.ring.length > 0) {
+      const oldest = this.ring[0]!;
+      const excess = this.ringBytes - this.tailBytes;
+      if (oldest.code === 'o' && oldest.data.length > excess + 64) {
+        oldest.data = oldest.data.slice(excess);
+        this.ringBytes -= oldest.bytes;
+        oldest.bytes = Buffer.byteLength(formatEvent(oldest.t, oldest.code, oldest.data));
+        this.ringBytes += oldest.bytes;
+        if (this.ringBytes > this.tailBytes) continue;
+        break;
+      }
+      this.ringBytes -= this.ring.shift()!.bytes;
+    }
   }
 
   private flushTail(): void {
     if (this.mode !== 'tail' || this.ring.length === 0) return;
-    const first = /^\[([0-9.]+),/.exec(this.ring[0]!)![1]!;
-    this.append(`[${first}, "m", "recording-tail"]\n`);
-    for (const l of this.ring.splice(0)) this.append(l);
+    this.append(formatEvent(this.ring[0]!.t, 'm', 'recording-tail'));
+    for (const e of this.ring.splice(0)) this.append(formatEvent(e.t, e.code, e.data));
     this.ringBytes = 0;
   }
 
@@ -175,6 +189,19 @@ export class CastWriter {
       this.opts.onProblem?.(e as Error);
     }
   }
+}
+
+interface TailEvent {
+  /** Microseconds from the start. */
+  readonly t: number;
+  readonly code: string;
+  data: string;
+  bytes: number;
+}
+
+/** JSON.stringify escapes control chars and lone surrogates, so any JS string round-trips. */
+function formatEvent(micros: number, code: string, data: string): string {
+  return `[${(micros / 1e6).toFixed(6)}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]\n`;
 }
 
 function checkSize(name: string, v: number): void {
