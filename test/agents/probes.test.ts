@@ -35,6 +35,7 @@ import { codexCliPath, codexMissingReason, prepareCodexHome, rollouts, skipCodex
 import { contentBlocks, startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptStep } from './fake-anthropic.js';
 import { functionOutputs, isMainResponsesRequest, lastUserInput, startFakeOpenAI, type FakeOpenAI, type ResponsesStep } from './fake-openai.js';
 import { until } from '../helpers/until.js';
+import { bash, claudeArgv, claudeHome, jobEnv, project } from './claude-project.js';
 
 /** Start-up of the CLI (~64 MB of JavaScript) is 1.5–3 s here; a 2-core CI machine running another test file beside is slower. */
 const START = 30_000;
@@ -61,48 +62,6 @@ async function fakeOpenAI(script: ResponsesStep[]): Promise<FakeOpenAI> {
 }
 
 // ---------------------------------------------------------------- set-up
-
-/** A project folder; as a git repository with one commit when asked (fake-completion reads `git status`). */
-function project(o: { git?: boolean } = {}): string {
-  const dir = tempDir('ns-probe-proj-');
-  if (o.git) {
-    writeFileSync(join(dir, 'README.md'), '# demo\n');
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=nightshift', '-c', 'user.email=ns@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
-        cwd: dir,
-        stdio: 'ignore',
-      });
-    git('init', '-q');
-    git('add', 'README.md');
-    git('commit', '-q', '-m', 'initial');
-  }
-  return dir;
-}
-
-/** A fresh Claude HOME (claude-env.ts) that also lets bypassPermissions start without its warning dialog. */
-function claudeHome(projectDir: string, baseUrl: string, home = tempDir('ns-probe-home-')): ClaudeHome {
-  const h = prepareClaudeHome(projectDir, baseUrl, { home });
-  mkdirSync(join(h.home, '.claude'), { recursive: true });
-  writeFileSync(join(h.home, '.claude', 'settings.json'), `${JSON.stringify({ skipDangerousModePermissionPrompt: true }, null, 2)}\n`);
-  return h;
-}
-
-/**
- * nightshift's (and so the job's) environment: the CLI's variables, leaky
- * ones removed, npm settings of the test runner removed (Claude runs
- * `npm config get` at start), IS_SANDBOX=1 for bypassPermissions as root.
- */
-function jobEnv(h: ClaudeHome): Record<string, string | undefined> {
-  const scrub = Object.fromEntries(Object.keys(process.env).filter((k) => /^npm_/i.test(k)).map((k) => [k, undefined]));
-  return { ...h.env, ...scrub, ...Object.fromEntries(h.removed.map((k) => [k, undefined])), IS_SANDBOX: '1' };
-}
-
-/** argv of the CLI that runs Bash without asking; throws (in CI) when it is not installed. */
-function claudeArgv(): string[] {
-  const missing = claudeMissingReason();
-  if (missing !== undefined) throw new Error(missing);
-  return [process.execPath, claudeCliPath(), '--permission-mode', 'bypassPermissions'];
-}
 
 /** One supervised Claude job; stdin is closed (nobody at the terminal). */
 function runClaude(h: ClaudeHome, state: string, task: string, o: { timeout?: string; name?: string } = {}): CliProcess {
@@ -201,7 +160,6 @@ function lastUserText(r: RecordedRequest): string | undefined {
   return texts.at(-1)?.trim();
 }
 
-const bash = (command: string): ScriptStep => ({ tool: 'Bash', command });
 
 /** Content blocks of one type in the session transcripts' records of one type (assistant tool_use, user tool_result). */
 function transcriptBlocks(h: ClaudeHome, record: 'assistant' | 'user', block: string): any[] {
