@@ -24,7 +24,7 @@ import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { EvidenceLog } from './evidence.js';
 import { isSuccess, shellExitCode } from '../core/outcome.js';
-import { jobLogger, plain, type Logger } from './logger.js';
+import { closeJobLogger, jobLogger, plain, type Logger } from './logger.js';
 import { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
 import { JobSummary } from './summary.js';
@@ -80,7 +80,7 @@ export class LiveJob {
     const start = this.clock.now();
     this.startedAt = start;
     this.log = jobLogger(p.log, p.id, opts.redact, (e) => this.diskProblem('log.jsonl', e));
-    store.add(() => this.log.flush());
+    store.add(() => closeJobLogger(this.log));
     this.cast = CastWriter.open(p.recording, castHeader(spec, start), start, {
       ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
       onProblem: (e) => this.diskProblem('recording.cast', e),

@@ -16,6 +16,17 @@ export function jobLogger(path: string, job: string, redact?: Redactor, onProble
   return pino({ base: { job }, timestamp: pino.stdTimeFunctions.isoTime, ...redactingHooks(() => redact) }, dest);
 }
 
+/** Flushes and closes a jobLogger's file: a daemon running hundreds of jobs must not keep one fd per finished job. */
+export function closeJobLogger(log: Logger): void {
+  const dest = (log as unknown as Record<symbol, { flushSync?: () => void; end?: () => void } | undefined>)[pino.symbols.streamSym];
+  try {
+    dest?.flushSync?.();
+  } catch {
+    // A full disk: what could not be written is lost either way.
+  }
+  dest?.end?.();
+}
+
 /**
  * pino hooks that redact a line's arguments with the Redactor `pick`
  * chooses for it (by the line's fields: the daemon log picks by `job`).

@@ -1,0 +1,50 @@
+/**
+ * LiveJob's start is all or nothing (issue 8.1), with a real PTY: a step
+ * that fails after the child was spawned releases everything already taken.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_WATCHDOG } from '../core/watchdog-types.js';
+import { loadBundle } from '../rules/bundle.js';
+import { fixedBundle } from '../rules/live-bundle.js';
+import { RULES_DIR } from '../../test/helpers/rules.js';
+import { until } from '../../test/helpers/until.js';
+import { createJobDir } from './job-dir.js';
+import { LiveJob } from './live-job.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'ns-live-job-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Alive and not a zombie (a reaped child's pid is gone from /proc). */
+const alive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+describe('LiveJob.start', () => {
+  it('a start that fails after the spawn (the event file cannot be opened) kills the child and closes the recording and log', async () => {
+    const bundle = fixedBundle(await loadBundle(RULES_DIR, null));
+    const paths = { ...createJobDir(tmp, 'j-fail'), events: join(tmp, 'no-such-dir', 'events.jsonl') };
+    const before = openFds();
+    const spawned: number[] = [];
+    const err = await LiveJob.start(
+      { command: 'sleep', args: ['30'], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
+      { paths, bundle, config: DEFAULT_WATCHDOG, onTransition: (t) => t.to === 'running' && spawned.push(1) },
+    ).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/ENOENT.*no-such-dir/);
+    expect(spawned).toEqual([1]);
+    // The child is gone (its pid is in the job's log), and the job's files are closed again (the PTY's fd included).
+    const started = readFileSync(paths.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; pid?: number });
+    const pid = started.find((l) => l.msg === 'job started')!.pid!;
+    expect(pid).toBeGreaterThan(0);
+    await until(() => !alive(pid) || undefined, 5_000, `the child ${pid} to die`);
+    await until(() => (openFds() <= before ? true : undefined), 5_000, `open fds back to ${before} (now ${openFds()})`);
+  });
+});
