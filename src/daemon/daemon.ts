@@ -11,6 +11,7 @@ import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
+import { LoopDelay } from './loop-delay.js';
 import type { Logger } from '../supervisor/logger.js';
 import { describeError } from '../util/errors.js';
 import { DaemonBundles } from './bundles.js';
@@ -60,6 +61,8 @@ export class Daemon {
   private readonly stopped: Promise<void>;
   private resolveStopped!: () => void;
   private shuttingDown = false;
+  /** Counted from the daemon's start (status reports it). */
+  readonly loopDelay = new LoopDelay();
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -274,7 +277,8 @@ export class Daemon {
     await this.server.close();
     await this.bundles.dispose();
     this.board.close();
-    this.log.info({}, 'daemon stopped');
+    this.loopDelay.stop();
+    this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');
     await flushLogger(this.log);
     this.lock.release();
     this.resolveStopped();
