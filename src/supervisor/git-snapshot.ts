@@ -5,6 +5,7 @@
  * socket and the pager on each turn.
  */
 import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -14,19 +15,34 @@ const run = promisify(execFile);
 const GIT_TIMEOUT_MS = 10_000;
 /** execFile's 1 MB default would fail a tree with ~30 000 changed paths; null is "unknown" anyway, but needlessly. */
 const MAX_OUTPUT = 256 << 20;
+const GIT_NICENESS = 10;
 
 /** Path → status code; null when the folder is not a git work tree (or git is missing, or it timed out). */
 export async function readGitStatus(cwd: string): Promise<GitSnapshot> {
   try {
-    const { stdout } = await run('git', ['status', '--porcelain', '--untracked-files=all'], {
+    const running = run('git', ['status', '--porcelain', '--untracked-files=all'], {
       cwd,
       encoding: 'utf8',
       timeout: GIT_TIMEOUT_MS,
       maxBuffer: MAX_OUTPUT,
     });
-    return parsePorcelain(stdout);
+    yieldCpu(running.child.pid);
+    return parsePorcelain((await running).stdout);
   } catch {
     return null;
+  }
+}
+
+/**
+ * A snapshot is background work: twenty of them scanning a big tree at once
+ * would otherwise take the cores from the daemon's own thread, which every
+ * job, the socket and the pager wait on.
+ */
+function yieldCpu(pid: number | undefined): void {
+  try {
+    if (pid !== undefined) setPriority(pid, GIT_NICENESS);
+  } catch {
+    // Gone already, or not allowed: it only runs at the usual priority.
   }
 }
 
