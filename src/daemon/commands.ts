@@ -18,9 +18,15 @@ const job = z.strictObject({ job: text });
 export const COMMANDS: readonly DaemonCommand[] = [
   defineCommand({
     name: 'status',
-    usage: '',
-    args: none,
-    handler: (d) => ({ pid: process.pid, state_dir: d.opts.stateDir, counts: d.board.counts(), max_running: d.opts.maxRunning }),
+    usage: '{reset_loop?}',
+    args: z.strictObject({ reset_loop: z.boolean().optional() }),
+    handler: (d, a) => ({
+      pid: process.pid,
+      state_dir: d.opts.stateDir,
+      counts: d.board.counts(),
+      max_running: d.opts.maxRunning,
+      event_loop: d.loopDelay.report(a.reset_loop === true),
+    }),
   }),
   // The spec's fields are checked by the board, whose messages name the CLI flag.
   // Records leave the daemon masked: secret-looking env values are ***, the job's own values redacted (job-secrets.ts).

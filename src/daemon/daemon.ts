@@ -11,6 +11,7 @@ import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
+import { LoopDelay } from './loop-delay.js';
 import type { Logger } from '../supervisor/logger.js';
 import { describeError } from '../util/errors.js';
 import { isNoSpace } from '../util/size.js';
@@ -65,6 +66,8 @@ export class Daemon {
   private resolveStopped!: () => void;
   private shuttingDown = false;
   private readonly disk: DiskGuard;
+  /** Counted from the daemon's start (status reports it). */
+  readonly loopDelay = new LoopDelay();
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -309,7 +312,8 @@ export class Daemon {
     await this.bundles.dispose();
     this.disk.dispose();
     this.board.close();
-    this.log.info({}, 'daemon stopped');
+    this.loopDelay.stop();
+    this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');
     await flushLogger(this.log);
     this.lock.release();
     this.resolveStopped();

@@ -38,12 +38,19 @@ export const TURN_END_QUIET_MS = 3_000;
 export class AgentWatch {
   readonly monitor: AgentMonitor;
   private readonly follower: TranscriptFollower;
-  private turnStartGit: GitSnapshot = null;
+  private turnStartGit: Promise<GitSnapshot> | undefined;
+  /**
+   * Agent events are handled one after another, each after the one before:
+   * a turn's end waits for its `git status`, and what came after it waits
+   * too, so the monitor (and the recording) see them in the agent's order.
+   */
+  private queue: Promise<void> = Promise.resolve();
   private turnTimer: NodeJS.Timeout | undefined;
   private lastEventAt = 0;
+  private closed = false;
   /** The last finished turn drew an escalation (a refused claim, a loop): its end is no success. */
   lastTurnEscalated = false;
-  readonly artefactsAtStart: GitSnapshot;
+  readonly artefactsAtStart: Promise<GitSnapshot>;
 
   constructor(
     private readonly job: AgentWatchJob,
@@ -55,34 +62,54 @@ export class AgentWatch {
     this.follower = new TranscriptFollower(adapterFor(job.kind), { ...job, claimed: CLAIMED });
     this.follower.onEvent((e) => on.tool(e));
     this.follower.onProblem((m) => on.problem(m));
-    this.follower.onAgentEvent((e) => this.onAgentEvent(e));
+    this.follower.onAgentEvent((e) => this.enqueue(e));
   }
 
   get transcript(): string | null {
     return this.follower.path;
   }
 
-  close(): Promise<void> {
+  /** Stops following; the events already read are still handled (their snapshots awaited) before it resolves. */
+  async close(): Promise<void> {
+    await this.follower.close();
+    await this.settled();
+    this.closed = true;
     clearTimeout(this.turnTimer);
-    return this.follower.close();
+  }
+
+  /** Resolves once every event received so far has been handled. */
+  settled(): Promise<void> {
+    return this.queue;
   }
 
   /** Files changed since the job started; null when unknown. */
-  artefacts(): string[] | null {
-    return changedPaths(this.artefactsAtStart, gitSnapshot(this.job.cwd));
+  async artefacts(): Promise<string[] | null> {
+    return changedPaths(await this.artefactsAtStart, await gitSnapshot(this.job.cwd));
   }
 
-  private onAgentEvent(e: AgentEvent): void {
-    this.lastEventAt = Date.now();
-    clearTimeout(this.turnTimer);
+  private enqueue(e: AgentEvent): void {
+    // Asked for now, not when the queue reaches the event: the tree as it was when the turn began or ended.
+    const git = e.kind === 'turn-start' || e.kind === 'turn-end' ? gitSnapshot(this.job.cwd) : undefined;
+    this.queue = this.queue
+      .then(() => this.handle(e, git))
+      .catch((err: unknown) => this.on.problem(`agent event ${e.id}: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  private async handle(e: AgentEvent, git: Promise<GitSnapshot> | undefined): Promise<void> {
     let gitChanged: boolean | null = null;
-    if (e.kind === 'turn-start') this.turnStartGit = gitSnapshot(this.job.cwd);
+    if (e.kind === 'turn-start') this.turnStartGit = git;
     // The git fact is told before the turn's end, so a drill has it when it replays the end.
-    if (e.kind === 'turn-end') {
-      const changed = changedPaths(this.turnStartGit ?? this.artefactsAtStart, gitSnapshot(this.job.cwd));
+    if (e.kind === 'turn-end' && git) {
+      const changed = changedPaths(await (this.turnStartGit ?? this.artefactsAtStart), await git);
       gitChanged = changed === null ? null : changed.length > 0;
       this.on.gitTurn(e.id, gitChanged);
     }
+    this.observe(e, gitChanged);
+  }
+
+  private observe(e: AgentEvent, gitChanged: boolean | null): void {
+    this.lastEventAt = Date.now();
+    clearTimeout(this.turnTimer);
     this.on.agentEvent(e);
     const responses = this.monitor.observe(e, { gitChanged });
     for (const r of responses) this.on.response(r);
@@ -92,6 +119,7 @@ export class AgentWatch {
   }
 
   private armTurnEnd(finalText: string): void {
+    if (this.closed) return;
     const at = this.lastEventAt;
     this.turnTimer = setTimeout(() => {
       if (this.lastEventAt === at) this.on.turnEnded(finalText);

@@ -1,23 +1,103 @@
-/** What changed in a job's working tree: `git status --porcelain` before and after. */
-import { execFileSync } from 'node:child_process';
+/**
+ * What changed in a job's working tree: `git status --porcelain` before and
+ * after. Run as a child process the daemon awaits: in a big tree it takes
+ * long enough that a synchronous call would stall every job, the control
+ * socket and the pager on each turn.
+ */
+import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 export type GitSnapshot = ReadonlyMap<string, string> | null;
 
-/** Path → status code; null when the folder is not a git work tree (or git is missing). */
-export function gitSnapshot(cwd: string): GitSnapshot {
+const run = promisify(execFile);
+const GIT_TIMEOUT_MS = 10_000;
+/** execFile's 1 MB default would fail a tree with ~30 000 changed paths; null is "unknown" anyway, but needlessly. */
+const MAX_OUTPUT = 256 << 20;
+const GIT_NICENESS = 10;
+
+/** Path → status code; null when the folder is not a git work tree (or git is missing, or it timed out). */
+export async function readGitStatus(cwd: string): Promise<GitSnapshot> {
   try {
-    const out = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+    const running = run('git', ['status', '--porcelain', '--untracked-files=all'], {
       cwd,
       encoding: 'utf8',
-      timeout: 10_000,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: MAX_OUTPUT,
     });
-    const map = new Map<string, string>();
-    for (const line of out.split('\n')) if (line.length > 3) map.set(line.slice(3), line.slice(0, 2));
-    return map;
+    yieldCpu(running.child.pid);
+    return parsePorcelain((await running).stdout);
   } catch {
     return null;
   }
+}
+
+/**
+ * A snapshot is background work: twenty of them scanning a big tree at once
+ * would otherwise take the cores from the daemon's own thread, which every
+ * job, the socket and the pager wait on.
+ */
+function yieldCpu(pid: number | undefined): void {
+  try {
+    if (pid !== undefined) setPriority(pid, GIT_NICENESS);
+  } catch {
+    // Gone already, or not allowed: it only runs at the usual priority.
+  }
+}
+
+export function parsePorcelain(out: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const line of out.split('\n')) if (line.length > 3) map.set(line.slice(3), line.slice(0, 2));
+  return map;
+}
+
+/**
+ * At most one `git status` per folder at a time, plus at most one waiting:
+ * every request made while one runs shares the next run. Each caller still
+ * gets a snapshot started after its request, so none sees a tree older than
+ * the moment it asked about; twenty agents in one folder cost two runs, not
+ * twenty piled up.
+ */
+export class SnapshotCoalescer {
+  private readonly folders = new Map<string, Folder>();
+
+  constructor(private readonly take: (cwd: string) => Promise<GitSnapshot> = readGitStatus) {}
+
+  /** A snapshot of `cwd` begun no earlier than this call. */
+  snapshot(cwd: string): Promise<GitSnapshot> {
+    const key = resolve(cwd);
+    const f = this.folders.get(key);
+    if (!f) return this.start(key);
+    f.next ??= new Promise((done) => (f.startNext = () => done(this.start(key))));
+    return f.next;
+  }
+
+  /** Folders with a run going (for tests). */
+  get busy(): number {
+    return this.folders.size;
+  }
+
+  private start(key: string): Promise<GitSnapshot> {
+    const f: Folder = { running: (async () => this.take(key))().catch(() => null) };
+    this.folders.set(key, f);
+    // The one reaction that hands the folder on runs before any caller resumes, so a caller asking again finds the new run.
+    void f.running.then(() => (f.startNext ? f.startNext() : this.folders.delete(key)));
+    return f.running;
+  }
+}
+
+interface Folder {
+  running: Promise<GitSnapshot>;
+  next?: Promise<GitSnapshot>;
+  startNext?: () => void;
+}
+
+const shared = new SnapshotCoalescer();
+
+/** A snapshot of `cwd` begun now, shared with every other job of this process asking about the same folder. */
+export function gitSnapshot(cwd: string): Promise<GitSnapshot> {
+  return shared.snapshot(cwd);
 }
 
 /** Paths whose status differs between two snapshots; null when either is unknown. */

@@ -110,7 +110,8 @@ export class JobAgent {
   }
 
   /** On any stop but success: what a person needs to pick the job up. */
-  writeCard(stopReason: string, detail: string | null, wallMs: number): void {
+  async writeCard(stopReason: string, detail: string | null, wallMs: number): Promise<void> {
+    const artefacts = await this.watch.artefacts();
     const s = this.watch.monitor.stats;
     const card: ResumeCard = {
       job: this.host.id,
@@ -123,7 +124,7 @@ export class JobAgent {
       verified: s.unverified ? [] : s.events ? ['no unverified change was seen'] : [],
       open: s.unverified ? ['files were changed with no successful read/test/list afterwards'] : [],
       budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
-      artefacts: this.watch.artefacts(),
+      artefacts,
       unknown_outcome: s.openCalls,
       command: [...this.host.argv],
       cwd: this.host.cwd,

@@ -351,7 +351,7 @@ export class LiveJob {
   }
 
   /** The exit in the recording, the done state, the summary and the resume card; nothing when the job never started. */
-  private writeFinalRecords(): void {
+  private async writeFinalRecords(): Promise<void> {
     const e = this.exitInfo;
     if (!e) return;
     const now = this.clock.now();
@@ -363,7 +363,7 @@ export class LiveJob {
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
     const reason = this.watchdog.reason;
-    if (this.agent && !this.succeeded) this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.summary.finish(reason, now, this.screen.text(), this.agent?.summary());
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }

@@ -153,7 +153,7 @@ describe('control socket: every line gets a reply', () => {
     expect(cli.stderrLines).toEqual([expect.stringMatching(/^nightshift: internal error in handler "logs": .*EISDIR.*daemon log/)]);
     const line = await waitUntil(() => logLines(d).find((l) => l.includes('internal error in handler')), SOON, 'the failure in the daemon log');
     expect(line).toMatch(/"command":"logs"/);
-    // The cause's own stack, where readFileSync failed, not only the wrapper's.
+    // The cause's own stack, where the read failed, not only the wrapper's.
     expect(line).toMatch(/caused by: Error: EISDIR[^"]*\\n\s+at /);
   }, 60_000);
 });

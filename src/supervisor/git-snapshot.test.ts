@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changedPaths, parsePorcelain, readGitStatus, SnapshotCoalescer, type GitSnapshot } from './git-snapshot.js';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A `take` whose runs the test finishes by hand, counting how many run at once. */
+function manualGit() {
+  const runs: { cwd: string; finish: (s: GitSnapshot) => void }[] = [];
+  let live = 0;
+  let most = 0;
+  const take = (cwd: string) =>
+    new Promise<GitSnapshot>((resolve) => {
+      most = Math.max(most, ++live);
+      runs.push({ cwd, finish: (s) => (live--, resolve(s)) });
+    });
+  return { runs, take, most: () => most };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const snap = (n: number) => new Map([[`f${n}`, '??']]);
+
+describe('SnapshotCoalescer', () => {
+  it('runs one git status per folder at a time; requests during a run share the next one, which starts after it', async () => {
+    const git = manualGit();
+    const c = new SnapshotCoalescer(git.take);
+    const first = c.snapshot('/r');
+    const during = [c.snapshot('/r'), c.snapshot('/r/'), c.snapshot('/r')];
+    expect(git.runs).toHaveLength(1);
+    git.runs[0]!.finish(snap(1));
+    expect(await first).toEqual(snap(1));
+    await tick();
+    expect(git.runs).toHaveLength(2);
+    git.runs[1]!.finish(snap(2));
+    expect(await Promise.all(during)).toEqual([snap(2), snap(2), snap(2)]);
+    expect(git.most()).toBe(1);
+    await tick();
+    expect(c.busy).toBe(0);
+  });
+
+  it('a caller asking again as soon as its snapshot arrives gets a fresh run, never a second one alongside', async () => {
+    const git = manualGit();
+    const c = new SnapshotCoalescer(git.take);
+    const waiting = c.snapshot('/r').then(() => c.snapshot('/r'));
+    void c.snapshot('/r');
+    git.runs[0]!.finish(snap(1));
+    await tick();
+    git.runs[1]!.finish(snap(2));
+    await tick();
+    expect(git.runs).toHaveLength(3);
+    git.runs[2]!.finish(snap(3));
+    expect(await waiting).toEqual(snap(3));
+    expect(git.most()).toBe(1);
+  });
+
+  it('folders do not wait for each other, and a failing run is an unknown snapshot', async () => {
+    const c = new SnapshotCoalescer(async (cwd) => {
+      if (cwd === '/bad') throw new Error('boom');
+      return snap(1);
+    });
+    expect(await Promise.all([c.snapshot('/bad'), c.snapshot('/good')])).toEqual([null, snap(1)]);
+  });
+});
+
+describe('readGitStatus', () => {
+  it('reads a real work tree without blocking, and is null outside one', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ns-git-'));
+    temps.push(cwd);
+    expect(await readGitStatus(cwd)).toBeNull();
+    execFileSync('git', ['init', '-q'], { cwd });
+    writeFileSync(join(cwd, 'new.txt'), 'x');
+    let ticked = false;
+    setImmediate(() => (ticked = true));
+    const s = await readGitStatus(cwd);
+    expect(ticked).toBe(true);
+    expect(s).toEqual(new Map([['new.txt', '??']]));
+    expect(changedPaths(new Map(), s)).toEqual(['new.txt']);
+  });
+
+  it('parses porcelain lines into path → code', () => {
+    expect(parsePorcelain(' M a.ts\n?? b/c.ts\n\n')).toEqual(new Map([['a.ts', ' M'], ['b/c.ts', '??']]));
+  });
+});
