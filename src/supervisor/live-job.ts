@@ -363,8 +363,9 @@ export class LiveJob {
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
     const reason = this.watchdog.reason;
-    if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    // The summary lands in the same tick as the board's done: a reader that sees done finds summary.json finished.
     this.summary.finish(reason, now, this.screen.text(), this.agent?.summary());
+    if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
 }

@@ -172,7 +172,8 @@ describe('issue 8.10: recording cap and a full disk', () => {
   it('--recording-cap keeps a marker and the tail of a flood job', async (ctx) => {
     const s = scope(ctx);
     const d = await s.daemon(s.stateDir(), ['--recording-cap', '256k']);
-    await d.submit('flood', ['bash', '-c', 'for i in $(seq 1 20000); do echo "flood line $i padding-padding-padding-padding"; done; echo the-very-end']);
+    // The sleep: output written in the job's last moment can be lost under load before the cap is involved at all (README, limits).
+    await d.submit('flood', ['bash', '-c', 'for i in $(seq 1 20000); do echo "flood line $i padding-padding-padding-padding"; done; echo the-very-end; sleep 1']);
     const j = await d.waitState('flood', 'done', 'exit', 60_000);
     expect(j.exit).toEqual({ code: 0, signal: null });
     expect(statSync(j.paths!.recording).size).toBeLessThan(256 * 1024 + 4096);
@@ -181,7 +182,8 @@ describe('issue 8.10: recording cap and a full disk', () => {
     expect(markers.some((m) => m.startsWith('recording-cap:256KB'))).toBe(true);
     expect(markers).toContain('recording-tail');
     expect(markers.at(-1)).toBe('exit:0');
-    expect(cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('')).toContain('the-very-end');
+    const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('');
+    expect(out.slice(-300)).toContain('the-very-end');
   }, 90_000);
 
   it('a full disk: the job keeps running and ends done/exit 0, the board stays true, a disk page goes out, the recording still parses', async (ctx) => {
