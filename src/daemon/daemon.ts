@@ -17,6 +17,9 @@ import { describeError } from '../util/errors.js';
 import { isNoSpace } from '../util/size.js';
 import { DaemonBundles } from './bundles.js';
 import { DiskGuard } from './disk.js';
+import { endedPage } from './ended-pages.js';
+import { isSuccess } from '../core/outcome.js';
+import { toReason } from '../board/reasons.js';
 import { DaemonJob } from './daemon-job.js';
 import { jobRedactors } from './job-secrets.js';
 import { redactorFor } from '../notify/secrets.js';
@@ -166,10 +169,10 @@ export class Daemon {
   }
 
   private dependencyFailed(j: JobRecord, now: number): void {
-    const deps = j.after.map((id) => this.board.get(id)).filter((d) => d && d.state === 'done');
+    const deps = j.after.map((id) => this.board.get(id)).filter((d) => d?.state === 'done' && !isSuccess(toReason(d.reason)));
     const failed = deps.map((d) => `${d!.name} (${d!.reason.code})`).join(', ');
     this.board.transition(j.id, 'done', { code: 'dependency-failed', detail: `a job in --after did not succeed: ${failed}` }, now);
-    this.pageEnded(j, 'dependency-failed', `${j.name} will not run: ${failed} did not succeed`, now);
+    this.pager.page(endedPage(j, 'dependency-failed', `${j.name} will not run: ${failed} did not succeed`, now), redactorFor(j.env));
   }
 
   /**
@@ -216,29 +219,10 @@ export class Daemon {
     try {
       const detail = describeError(e);
       this.board.transition(rec.id, 'done', { code: 'start-failed', detail }, Date.now());
-      this.pageEnded(rec, 'start-failed', `${rec.name} could not start: ${detail}`, Date.now());
+      this.pager.page(endedPage(rec, 'start-failed', `${rec.name} could not start: ${detail}`, Date.now()), redactorFor(rec.env));
     } catch (err) {
       this.log.error({ job: rec.id, err }, 'could not record the failed start');
     }
-  }
-
-  /** One page for a job that ended without ever running its course. */
-  private pageEnded(rec: JobRecord, kind: 'start-failed' | 'dependency-failed', text: string, now: number): void {
-    this.pager.page({
-      key: `${rec.id}:${kind}`,
-      job: rec.id,
-      name: rec.name,
-      state: 'done',
-      reason: kind,
-      kind,
-      rule: null,
-      class: null,
-      prompt: text,
-      screen: [],
-      answer_command: `nightshift show ${rec.name}`,
-      time: new Date(now).toISOString(),
-      urgent: false,
-    }, redactorFor(rec.env));
   }
 
   /**

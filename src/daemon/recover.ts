@@ -14,6 +14,7 @@ import type { Page } from '../notify/page.js';
 import type { Pager } from '../notify/pager.js';
 import { redactorFor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
+import { endedPage } from './ended-pages.js';
 
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */
 export const CRASH_REASON: JobReason = {
@@ -86,21 +87,12 @@ function openEpisode(file: string): { record: PromptRecord; open: boolean } | un
 function interruptedPage(job: JobRecord, was: TransitionRecord | undefined, prompt: PromptRecord | undefined, now: number): Page {
   const doing = was ? `${was.state} (${was.reason.code}${was.reason.rule ? ` ${was.reason.rule}` : ''})` : 'running';
   const blockedOn = was?.state === 'blocked' ? `; it was blocked on: ${prompt?.prompt ?? was.reason.code}` : '';
-  return {
-    key: `${job.id}:interrupted`,
-    job: job.id,
-    name: job.name,
-    state: 'done',
-    reason: 'interrupted',
-    kind: 'interrupted',
+  const text = `the daemon died while ${job.name} was ${doing}: ${job.command.join(' ')}${blockedOn}`;
+  return endedPage(job, 'interrupted', text, now, {
     rule: was?.reason.rule ?? null,
     class: was?.reason.class ?? null,
-    prompt: `the daemon died while ${job.name} was ${doing}: ${job.command.join(' ')}${blockedOn}`,
     screen: was?.state === 'blocked' ? (prompt?.screen ?? []).slice(-8) : [],
-    answer_command: `nightshift show ${job.name}`,
-    time: new Date(now).toISOString(),
-    urgent: false,
-  };
+  });
 }
 
 function finishSummary(file: string, job: JobRecord, now: number): void {
