@@ -132,11 +132,11 @@ export class Board {
    * their process with it, so they become done/interrupted. Queued jobs
    * stay queued. Returns the jobs it ended.
    */
-  recoverAfterCrash(now: number, reason: JobReason = INTERRUPTED): JobRecord[] {
+  recoverAfterCrash(now: number, reasonFor: (id: string) => JobReason = () => INTERRUPTED): JobRecord[] {
     const time = isoTime(now);
     return this.db.transaction(() => {
       const orphans = [...this.s.inState.all('running'), ...this.s.inState.all('blocked')].sort((a, b) => a.seq - b.seq);
-      return orphans.map((row) => this.move(row, 'done', reason, time));
+      return orphans.map((row) => this.move(row, 'done', reasonFor(row.id), time));
     }).immediate();
   }
 

@@ -15,6 +15,7 @@ import type { Pager } from '../notify/pager.js';
 import { redactorFor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import { endedPage } from './ended-pages.js';
+import { killSurvivors } from './survivors.js';
 
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */
 export const CRASH_REASON: JobReason = {
@@ -24,6 +25,14 @@ export const CRASH_REASON: JobReason = {
   signal: 'SIGHUP',
 };
 
+/** It ignored the hang-up and ran on without its daemon: killed by the next one. */
+export const SURVIVOR_REASON: JobReason = {
+  code: 'interrupted',
+  detail: 'the daemon died while it ran; it ignored the hang-up and was killed when the daemon restarted',
+  exit_code: 137,
+  signal: 'SIGKILL',
+};
+
 export interface Recovered {
   readonly job: JobRecord;
   readonly was: TransitionRecord | undefined;
@@ -31,7 +40,9 @@ export interface Recovered {
 }
 
 export function recoverCrashedJobs(board: Board, pager: Pager, now: number): Recovered[] {
-  return board.recoverAfterCrash(now, CRASH_REASON).map((job) => {
+  const orphans = board.list().filter((j) => j.state === 'running' || j.state === 'blocked');
+  const survived = killSurvivors(orphans.map((j) => j.id));
+  return board.recoverAfterCrash(now, (id) => (survived.has(id) ? SURVIVOR_REASON : CRASH_REASON)).map((job) => {
     const transitions = board.transitions(job.id);
     const was = transitions.at(-2);
     const problems: string[] = [];
@@ -50,7 +61,7 @@ export function recoverCrashedJobs(board: Board, pager: Pager, now: number): Rec
     if (job.paths) {
       const paths = job.paths;
       step('summary.json', () => finishSummary(paths.summary, job, now));
-      step('recording', () => appendExitMarker(paths.recording, now));
+      step('recording', () => appendExitMarker(paths.recording, job.reason.exit_code ?? CRASH_REASON.exit_code!, now));
       if (lastPrompt?.open) step('evidence', () => appendOutcome(paths.evidence, job, lastPrompt.record.episode, now));
     }
     return { job, was, problems };
@@ -110,14 +121,14 @@ function finishSummary(file: string, job: JobRecord, now: number): void {
 }
 
 /** `exit:CODE` after the last event, at the time of the restart (asciicast v2 times are seconds from the header's timestamp). */
-function appendExitMarker(file: string, now: number): void {
+function appendExitMarker(file: string, code: number, now: number): void {
   if (!existsSync(file)) return;
   const head = readBytes(file, 0, 4096);
   const header = JSON.parse(head.slice(0, head.indexOf('\n'))) as { timestamp?: number };
   const lastT = lastEventTime(file);
   const t = Math.max(lastT, header.timestamp ? now / 1000 - header.timestamp : lastT);
   const tail = lastBytes(file, 1);
-  appendFileSync(file, `${tail === '\n' ? '' : '\n'}[${t.toFixed(6)}, "m", "exit:${CRASH_REASON.exit_code}"]\n`);
+  appendFileSync(file, `${tail === '\n' ? '' : '\n'}[${t.toFixed(6)}, "m", "exit:${code}"]\n`);
 }
 
 function appendOutcome(file: string, job: JobRecord, episode: number, now: number): void {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
 import { readJsonl } from '../helpers/cli.js';
-import { rawSpec, readBoardFile, sr, testScopes, waitUntil, type Scope } from '../helpers/daemon.js';
+import { processAlive as alive, rawSpec, readBoardFile, sr, testScopes, waitUntil, type Scope } from '../helpers/daemon.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const scope = testScopes();
@@ -115,6 +115,29 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
     expect(cast.events.at(-1)).toMatchObject({ code: 'm', data: 'exit:129' });
     const evidence = readJsonl(ask.paths!.evidence);
     expect(evidence.at(-1)).toMatchObject({ type: 'outcome', episode: 1, followed: 'interrupted' });
+  }, 60_000);
+});
+
+describe('issue 8.2: a job that survives the daemon', () => {
+  it('a job that ignores the hang-up is killed by the next daemon and says so (exit 137, SIGKILL), not presumed hung up', async (ctx) => {
+    const s = scope(ctx);
+    const state = s.stateDir();
+    const d1 = await s.daemon(state);
+    await d1.submit('stubborn', ['bash', '-c', "trap '' HUP INT TERM; while :; do sleep 0.2; done"]);
+    const live = await d1.waitLive('stubborn', SOON);
+    const pid = Number(/"pid":(\d+)/.exec(readFileSync(live.job.paths!.log, 'utf8'))![1]);
+    d1.signal('SIGKILL');
+    await d1.proc.waitExit(5_000);
+    // It outlived its daemon.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alive(pid)).toBe(true);
+    const d2 = await s.daemon(state);
+    const j = await d2.waitState('stubborn', 'done', 'interrupted', SOON);
+    expect(j.exit).toEqual({ code: 137, signal: 'SIGKILL' });
+    expect(j.reason.detail).toMatch(/ignored the hang-up and was killed/);
+    await waitUntil(() => !alive(pid), SOON, `pid ${pid} to be gone`);
+    const cast = await readCast(j.paths!.recording);
+    expect(cast.events.at(-1)).toMatchObject({ code: 'm', data: 'exit:137' });
   }, 60_000);
 });
 
