@@ -23,7 +23,7 @@ record() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   # stdin from a process substitution: the run ends with the job, not with the feeder
-  "$ns" run --quiet --state "$state" --cols 100 --rows 30 --timeout 40s --name "$name" --cwd "$work" "${opts[@]}" "$@" \
+  "$ns" run --quiet --state "$state" --cols 100 --rows 30 --timeout "${RECORD_TIMEOUT:-40s}" --name "$name" --cwd "$work" "${opts[@]}" "$@" \
     < <(sleep "$wait"; [ -n "$answer" ] && printf '%s' "$answer"; sleep 60) || true
   local dir; dir=$(ls -td "$state"/jobs/* | head -1)
   cp "$dir/recording.cast" "$here/$name.cast"
@@ -79,5 +79,23 @@ print('step 2/2 done')
   stretch quoted-prompt 2 600
 }
 
-all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt)
+scenario_retry-spinner() {    # a retry loop that redraws its countdown and spinner for 17 min, no new line, no CPU to speak of
+  RECORD_TIMEOUT=20m record retry-spinner 1200 '' -- python3 -c "
+import sys, time
+print('connecting to registry.example.invalid ...')
+frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'
+t0 = time.time()
+i = 0
+while time.time() - t0 < 17 * 60:
+    left = 10 - int(time.time() - t0) % 10
+    sys.stdout.write('\\r' + frames[i % 10] + ' Retrying in ' + str(left) + 's... ')
+    sys.stdout.flush()
+    i += 1
+    time.sleep(0.1)
+print()
+print('gave up')
+"
+}
+
+all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner)
 for name in "${@:-${all[@]}}"; do "scenario_$name"; done

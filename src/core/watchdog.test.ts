@@ -194,4 +194,54 @@ describe('Watchdog', () => {
     h.at(11_500);
     expect(h.wd.nextDeadline()).toBeUndefined();
   });
+
+  describe('quiet means nothing new (issue 9.1)', () => {
+    // No rule names this dialog; its last line is a question (a key-hint footer alone is issue 9.2's dialog structure).
+    const dialog = (bullet: string) => `${bullet} Working on it\n\n Apply the migration to the staging database?`;
+
+    it('a blinking bullet every 0.6 s does not keep a questioning screen busy: unknown-prompt 3 min after the last new state', () => {
+      const h = harness();
+      for (let t = 0; t <= 4 * MIN; t += 600) h.at(t, h.screen(dialog(Math.floor(t / 600) % 2 ? '●' : ' ')));
+      expect(h.wd.state).toBe('blocked');
+      expect(h.wd.reason).toMatchObject({ code: 'unknown-prompt', class: 'unknown' });
+      // The two states were new at 0 and 0.6 s; after that the screen only repeats itself.
+      expect(h.wd.history.at(-1)!.t).toBe(600 + 3 * MIN);
+      expect(h.wd.actions).toHaveLength(1);
+    });
+
+    it('the blink does not end the episode; something new does', () => {
+      const h = harness();
+      for (let t = 0; t <= 4 * MIN; t += 600) h.at(t, h.screen(dialog(Math.floor(t / 600) % 2 ? '●' : ' ')));
+      expect(h.wd.state).toBe('blocked');
+      h.at(4 * MIN + 100, h.screen(dialog('●')));
+      expect(h.wd.state).toBe('blocked');
+      h.at(4 * MIN + 200, h.screen(`${dialog('●')}\nApplied 1 of 3`));
+      expect(h.wd.state).toBe('running');
+      expect(h.wd.reason.code).toBe('screen');
+    });
+
+    it('a retry loop that redraws "Retrying in 10s… 1s" with a spinner for 20 minutes is hung (cycling-screen) at the tool gap, never answered', () => {
+      const h = harness();
+      const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+      for (let t = 0; t <= 20 * MIN; t += 100) {
+        const left = 10 - (Math.floor(t / 1_000) % 10);
+        h.at(t, h.screen(`connecting to registry.example…\n${frames[(t / 100) % 10]} Retrying in ${left}s…`));
+      }
+      expect(h.wd.state).toBe('blocked');
+      expect(h.wd.reason).toMatchObject({ code: 'hung', detail: 'cycling-screen' });
+      // Its states were all seen within the first 10 s cycle; 15 min on, it is hung.
+      expect(h.wd.history.at(-1)!.t).toBeLessThanOrEqual(10_000 + 15 * MIN);
+      expect(h.wd.actions.map((a) => a.kind)).toEqual(['escalate']);
+    });
+
+    it('real progress is not quiet: a percentage that advances, test dots, new lines', () => {
+      const h = harness();
+      for (let t = 0; t <= 20 * MIN; t += 1_000) {
+        const pct = Math.floor((t / (20 * MIN)) * 1000) / 10;
+        h.at(t, h.screen(`building…\n[${'#'.repeat(Math.floor(pct / 5)).padEnd(20)}] ${pct.toFixed(1)}%\n${'.'.repeat(Math.floor(t / 60_000))}`));
+      }
+      expect(h.states()).toEqual(['0:queued:submitted', '0:running:started']);
+    });
+  });
 });
+

@@ -10,6 +10,7 @@ import type { ScreenSnapshot } from './screen-snapshot.js';
 import { TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
 import { NO_RESPONDER, describeBlock, promptAction } from './actions.js';
 import { ToolTracker } from './tool-tracker.js';
+import { ScreenNovelty } from './novelty.js';
 import {
   DEFAULT_WATCHDOG,
   type Action,
@@ -47,6 +48,9 @@ export class Watchdog {
   private screen: ScreenSnapshot | undefined;
   private startedAt = 0;
   private lastScreenChange = 0;
+  /** The last time the screen showed a state it had not shown recently (novelty.ts): quiet and progress count from here. */
+  private lastNewScreen = 0;
+  private readonly novelty = new ScreenNovelty();
   private lastOutputAt: number | undefined;
   private procBusy = false;
   private procIdleSince = 0;
@@ -98,6 +102,7 @@ export class Watchdog {
       state: this.sm.state,
       reason: this.sm.reason,
       lastScreenChange: this.lastScreenChange,
+      lastNewScreen: this.lastNewScreen,
       lastOutput: this.lastOutputAt ?? null,
       lastToolEvent: this.tools.lastEventAt ?? null,
       toolsInFlight: this.tools.inFlight,
@@ -111,6 +116,7 @@ export class Watchdog {
     const now = this.clock.now();
     this.startedAt = now;
     this.lastScreenChange = now;
+    this.lastNewScreen = now;
     this.procIdleSince = now;
     this.move('running', { code: 'started' }, now);
   }
@@ -155,8 +161,8 @@ export class Watchdog {
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
     if (this.sm.state === 'running') {
-      due.push(this.lastScreenChange + this.config.screenQuietMs);
-      if (!this.somethingMoves()) due.push(Math.max(this.lastScreenChange + this.config.screenQuietMs, this.hangDeadline()));
+      due.push(this.lastNewScreen + this.config.screenQuietMs);
+      if (!this.somethingMoves()) due.push(Math.max(this.lastNewScreen + this.config.screenQuietMs, this.hangDeadline()));
     }
     const future = due.filter((d) => d > now);
     return future.length ? Math.min(...future) : undefined;
@@ -165,11 +171,14 @@ export class Watchdog {
   private onScreen(snap: ScreenSnapshot, now: number): void {
     const changed = snap.fingerprint !== this.screen?.fingerprint;
     this.screen = snap;
+    const fresh = changed && this.novelty.observe(snap.fingerprint, now);
     if (changed) this.lastScreenChange = now;
+    if (fresh) this.lastNewScreen = now;
     const m = matchPrompt(snap, this.rules.prompts);
     const key = m ? `${m.rule.id}\n${m.text}` : undefined;
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
-    if (changed && this.sm.state === 'blocked' && this.sm.reason.code !== 'prompt') this.wake('screen', now);
+    // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
+    if (fresh && this.sm.state === 'blocked' && this.sm.reason.code !== 'prompt') this.wake('screen', now);
   }
 
   private onProc(busy: boolean, now: number): void {
@@ -203,22 +212,24 @@ export class Watchdog {
       this.episode = undefined;
       this.move('running', { code: 'prompt-cleared' }, now);
     }
-    if (this.sm.state === 'running' && now - this.lastScreenChange >= this.config.screenQuietMs) this.inspectQuiet(now);
+    if (this.sm.state === 'running' && now - this.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
   }
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
   private inspectQuiet(now: number): void {
     const question = this.screen ? matchPrompt(this.screen, this.rules.questions) : undefined;
-    const toolDuringQuiet = this.tools.inFlight > 0 || (this.tools.lastEventAt ?? -Infinity) >= this.lastScreenChange;
+    const toolDuringQuiet = this.tools.inFlight > 0 || (this.tools.lastEventAt ?? -Infinity) >= this.lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.
     if (question && !toolDuringQuiet && !this.procBusy) {
-      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question, this.lastScreenChange, now);
+      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question, this.lastNewScreen, now);
     } else if (this.tools.inFlight > 0) {
       this.restate({ code: 'quiet-tool-in-flight', detail: this.tools.inFlightNames().join(',') }, now);
     } else if (this.procBusy) {
       this.restate({ code: 'quiet-child-busy' }, now);
     } else if (now >= this.hangDeadline()) {
-      this.block({ code: 'hung' }, undefined, this.lastProgress(), now);
+      // A screen that kept changing through old states the whole time: a retry loop, a spinner on a stuck step.
+      const cycling = this.lastScreenChange > this.lastNewScreen;
+      this.block({ code: 'hung', ...(cycling ? { detail: 'cycling-screen' } : {}) }, undefined, this.lastProgress(), now);
     }
   }
 
@@ -228,7 +239,7 @@ export class Watchdog {
 
   private lastProgress(): number {
     const proc = this.procBusy ? Infinity : this.procIdleSince;
-    return Math.max(this.startedAt, this.lastScreenChange, this.tools.lastEventAt ?? -Infinity, proc);
+    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc);
   }
 
   private hangDeadline(): number {
