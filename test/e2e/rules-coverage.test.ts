@@ -4,10 +4,10 @@
  * fake `claude` that says it is 2.9.0 gets one warning on stderr and in the
  * job's log. Needs a build first (npx tsc -p tsconfig.json).
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess } from '../helpers/cli.js';
+import { fakeClaude } from '../helpers/fake-agent.js';
 import { skipClaudeTests } from '../agents/claude-env.js';
 import { claudeArgv, claudeHome, jobEnv, project } from '../agents/claude-project.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../agents/fake-anthropic.js';
@@ -23,19 +23,6 @@ const WARNING = /rules not checked against claude-code/;
 function logOf(p: CliProcess): Record<string, unknown>[] {
   const job = p.jsonLines().find((o) => o.type === 'job');
   return readJsonl(join(String(job!.dir), 'log.jsonl'));
-}
-
-/** A `claude` that answers --version like Claude Code 2.9.0 would, and otherwise waits for a line. */
-function fakeClaude(): string {
-  const bin = join(tempDir('ns-fake-agent-'), 'bin');
-  mkdirSync(bin);
-  const script = join(bin, 'claude');
-  writeFileSync(
-    script,
-    '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "2.9.0 (Claude Code)"; read line; exit 0; fi\necho "working on: $1"; read line; echo "got: $line"\n',
-  );
-  chmodSync(script, 0o755);
-  return bin;
 }
 
 describe('nightshift run: rules coverage of the agent version', () => {
