@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { matchPrompts } from '../core/prompt-match.js';
 import { fingerprintRows, lastNonBlankRow } from '../core/screen-snapshot.js';
+import { coverageSummary } from '../rules/coverage.js';
 import { isPolicyFile, loadRules } from '../rules/load.js';
 import { loadPolicy } from '../rules/policy-file.js';
 import { InputError } from '../util/errors.js';
@@ -26,6 +27,9 @@ export function registerRules(program: Command): void {
         `ok: ${set.prompts.length} prompt rules, ${set.questions.length} question hints, ${set.risks.length} risk patterns in ${set.files.length} file(s)\n`,
       );
       for (const p of loaded) process.stdout.write(`ok: policy ${p.file}: ${p.allow.length} allow-listed package(s)\n`);
+      const { coverage, unchecked } = coverageSummary(set.prompts);
+      process.stdout.write(`coverage: ${coverage}\n`);
+      if (unchecked.length) process.stdout.write(`not checked against a real screen: ${unchecked.join(', ')}\n`);
     });
   rules
     .command('test')

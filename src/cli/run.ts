@@ -8,6 +8,7 @@ import { defaultPolicyPath } from '../rules/bundle.js';
 import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { exitStatus, wireReason } from '../core/outcome.js';
+import { detectAgent } from '../adapters/index.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
@@ -93,6 +94,11 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     // The values given with --env stay out of the job's log, evidence and summary.
     redact: redactorFor(own),
     ...(agent ? { agent } : {}),
+    agentKind: detectAgent(argv, flags.agent),
+    onCoverage: (c) => {
+      if (c.covered !== false) return;
+      process.stderr.write(flags.json ? `${JSON.stringify({ type: 'warning', message: c.note, rules_coverage: c })}\n` : `nightshift: ${c.note}\n`);
+    },
     onProblem: problem,
     onDiskProblem: (file, e) => problem(`cannot write ${file} (${e.message}); the job goes on, that file stops here`),
     ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),

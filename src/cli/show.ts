@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
 import type { OutboxRow } from '../notify/outbox.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import { reasonWithDetail } from '../daemon/reason-text.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
@@ -9,6 +10,7 @@ interface Shown {
   job: JobRecord;
   transitions: TransitionRecord[];
   signals: Record<string, unknown> | null;
+  rules_coverage: RulesCoverage | null;
   screen: string | null;
   evidence: Record<string, unknown>[];
   pages: OutboxRow[];
@@ -36,6 +38,7 @@ function formatShown(s: Shown): string {
   if (j.started) out.push(`  started:  ${j.started}`);
   if (j.ended) out.push(`  ended:    ${j.ended}${j.exit ? ` exit ${j.exit.code}${j.exit.signal ? ` (${j.exit.signal})` : ''}` : ''}`);
   if (s.signals) out.push(`  signals:  ${Object.entries(s.signals).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
+  if (s.rules_coverage) out.push(`  rules:    ${s.rules_coverage.note}`);
   if (j.paths) out.push(`  files:    ${j.paths.dir}`);
   out.push('  transitions:');
   for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonWithDetail(t.reason)}`);

@@ -38,7 +38,15 @@ export interface PromptRule {
   /** How the responder reads the prompt's content; absent for rules with nothing to read. */
   readonly extract?: PromptExtract;
   readonly description?: string;
+  /** Agent versions the rule was checked against; empty for rules that name none. */
+  readonly checked?: readonly AgentVersion[];
   readonly source: { readonly file: string; readonly line: number };
+}
+
+/** `claude-code 2.1.112` from a rule's `checked:` list. */
+export interface AgentVersion {
+  readonly agent: string;
+  readonly version: string;
 }
 
 export type Ecosystem = 'npm' | 'pip' | 'apt' | 'cargo' | 'gem' | 'go';

@@ -13,6 +13,8 @@ import type { BundleSource } from '../rules/live-bundle.js';
 import { exitStatus, isSuccess, wireReason } from '../core/outcome.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { createJobDir } from '../supervisor/job-dir.js';
+import { detectAgent } from '../adapters/index.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
 
@@ -30,6 +32,8 @@ export interface DaemonJobDeps {
   readonly recordingCap?: number;
   /** A job file could not be written (a full disk); the daemon pages and makes room. */
   readonly onDiskProblem: (job: DaemonJob, file: string, e: Error) => void;
+  /** The agent's version held against the rules (a newer one is said on the daemon's stderr). */
+  readonly onCoverage?: (rec: JobRecord, c: RulesCoverage) => void;
 }
 
 // Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
@@ -67,6 +71,8 @@ export class DaemonJob {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
+        agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
+        ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
         config: deps.config,
         answerQueries: true,

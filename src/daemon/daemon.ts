@@ -193,6 +193,10 @@ export class Daemon {
         onLog: (msg, fields) => this.log.warn(fields ?? {}, msg),
         ...(this.opts.recordingCap ? { recordingCap: this.opts.recordingCap } : {}),
         onDiskProblem: (job, file, e) => this.diskProblem(job, file, e),
+        onCoverage: (job, c) => {
+          // The job's own log has it too; a person watching the daemon should see a newer agent at once.
+          if (c.covered === false) this.opts.onProblem?.(`job ${job.name}: ${c.note}`);
+        },
       });
       // Started while the disk is full: no recording, the room left belongs to the board.
       if (this.disk.full) job.live.suspendRecording('disk full');

@@ -1,8 +1,8 @@
 /** Turns validated rule-file entries into runtime rules; every regex error names its line. */
-import type { PromptExtract, PromptRule, RiskPattern } from '../core/prompt-match.js';
+import type { AgentVersion, PromptExtract, PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { keySequence } from '../pty/keys.js';
 import { InputError } from '../util/errors.js';
-import type { PromptEntry } from './schema.js';
+import { CHECKED_ENTRY, type PromptEntry } from './schema.js';
 import { lineAt, type YamlSource } from './yaml-source.js';
 
 type Path = (string | number)[];
@@ -53,7 +53,13 @@ function compileExtract(src: YamlSource, path: Path, e: NonNullable<PromptEntry[
   return { command, packages: { ecosystem: p.ecosystem, after: compileRegex(src, [...path, 'packages', 'after'], p.after), item } };
 }
 
-type QuestionLike = Omit<PromptEntry, 'class' | 'answer' | 'decline' | 'programs' | 'generic' | 'extract'>;
+type QuestionLike = Omit<PromptEntry, 'class' | 'answer' | 'decline' | 'programs' | 'generic' | 'extract' | 'checked'>;
+
+/** The schema already matched CHECKED_ENTRY, so the groups are there. */
+function parseChecked(entry: string): AgentVersion {
+  const [, agent, version] = CHECKED_ENTRY.exec(entry)!;
+  return { agent: agent!, version: version! };
+}
 
 export function compilePrompt(src: YamlSource, path: Path, e: PromptEntry): PromptRule {
   checkKeys(src, [...path, 'answer'], e.answer);
@@ -65,6 +71,7 @@ export function compilePrompt(src: YamlSource, path: Path, e: PromptEntry): Prom
     decline: e.decline,
     programs: e.programs,
     generic: e.generic,
+    checked: e.checked.map(parseChecked),
     ...(e.extract ? { extract: compileExtract(src, [...path, 'extract'], e.extract) } : {}),
   };
 }

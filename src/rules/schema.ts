@@ -6,6 +6,11 @@ export const ECOSYSTEMS = ['npm', 'pip', 'apt', 'cargo', 'gem', 'go'] as const;
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected an id of lower-case letters, digits, . _ -');
 const regex = z.string().min(1, 'expected a non-empty regular expression');
+/** `<agent> <version>`: a version of an agent a rule was checked against (a verbatim screen or a note). */
+export const CHECKED_ENTRY = /^([a-z0-9-]+) (\d+\.\d+(?:\.\d+)?)$/;
+const checked = z.array(
+  z.string().regex(CHECKED_ENTRY, 'expected "<agent> <version>" such as "claude-code 2.1.112" (agent: lower-case letters, digits, -; version: N.N or N.N.N)'),
+);
 const flags = z.string().regex(/^[imsu]*$/, 'expected regex flags from i, m, s, u').optional();
 
 const patternFields = {
@@ -44,6 +49,8 @@ export const promptEntry = z
     programs: z.array(z.string()).default([]),
     generic: z.boolean().default(false),
     extract: extract.optional(),
+    /** Agent versions whose real dialog this rule was checked against (src/rules/coverage.ts). */
+    checked: checked.default([]),
   })
   .strict();
 

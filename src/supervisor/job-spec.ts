@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import type { ProbeProfile } from '../probes/index.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobPaths } from './job-dir.js';
 
@@ -37,6 +38,13 @@ export interface JobOptions {
   readonly answerQueries?: boolean;
   /** The agent this job runs (transcript, probes); absent = a plain program. */
   readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /**
+   * The agent the command runs, even without probe profiles: its version is
+   * read after the start and compared with the rules' `checked:` versions.
+   */
+  readonly agentKind?: AgentKind;
+  /** The agent's version compared with the rules (a hint: it never fails or delays the start). */
+  readonly onCoverage?: (c: RulesCoverage) => void;
   /** The job's Redactor (src/notify/secrets.ts): applied to its log, evidence and summary. The recording stays raw. */
   readonly redact?: (text: string) => string;
   /** The recording's size cap in bytes (default DEFAULT_RECORDING_CAP); past it a marker and the tail are kept. */

@@ -14,7 +14,9 @@ import { describeError, InputError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile } from '../probes/index.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import { JobAgent } from './job-agent.js';
+import { jobCoverage } from './job-coverage.js';
 import { personAnswerKeys, RecordedInput } from './job-input.js';
 import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
@@ -57,6 +59,7 @@ export class LiveJob {
   private stopCause: string | undefined;
   private sampledCandidate: string | undefined;
   private agent: JobAgent | undefined;
+  private coverage: RulesCoverage | undefined;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
 
@@ -146,6 +149,23 @@ export class LiveJob {
     if (!opts.agent) await this.attachEvents();
     if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile);
     this.timer.arm();
+    // Not awaited: the version is a hint and must neither delay nor fail the start.
+    if (opts.agentKind) void this.checkCoverage(opts.agentKind);
+  }
+
+  /** The agent's version against the rules' `checked:` versions; null until read (or for a plain program). */
+  get rulesCoverage(): RulesCoverage | null {
+    return this.coverage ?? null;
+  }
+
+  private async checkCoverage(kind: AgentKind): Promise<void> {
+    const c = await jobCoverage(kind, this.spec, this.opts.bundle.current.rules.prompts);
+    // A job gone by the time its agent answered has no log left to write to.
+    if (!c || this.store.isDisposed) return;
+    this.coverage = c;
+    if (c.covered === false) this.log.warn({ rules_coverage: c }, c.note);
+    else this.log.info({ rules_coverage: c }, c.note);
+    this.opts.onCoverage?.(c);
   }
 
   get id(): string {

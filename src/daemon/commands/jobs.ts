@@ -55,6 +55,8 @@ export function show(d: Daemon, idOrName: string) {
           prompt_candidate: candidate ? { ...candidate, since: iso(candidate.since) } : null,
         }
       : null,
+    // Live jobs only: an ended job's log keeps the note (rules_coverage).
+    rules_coverage: job?.live.rulesCoverage ?? null,
     screen: job ? job.live.screen.text() : finalScreen(rec),
     evidence: lastEvidence(rec, 3),
     pages: d.pager.history(rec.id),
