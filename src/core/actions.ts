@@ -47,11 +47,13 @@ export function promptAction(
   };
 }
 
-export function describeBlock(reason: Reason, match: PromptMatch | undefined): string {
-  const lastLine = match?.text.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
+export function describeBlock(reason: Reason, prompt: string | undefined): string {
+  const lastLine = prompt?.split('\n').filter((l) => l.trim()).pop()?.trim() ?? '';
   switch (reason.code) {
     case 'unknown-prompt':
       return `quiet screen ends in an unrecognised question: ${lastLine}`;
+    case 'unknown-dialog':
+      return `a ${reason.detail ?? 'dialog'} no rule names waits at the bottom of the screen: ${lastLine}`;
     default:
       return 'nothing moves: screen quiet, no tool call, no child activity';
   }

@@ -31,7 +31,7 @@ export interface Transition {
 export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
   running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'quiet-child-busy', 'quiet-tool-in-flight'],
-  blocked: ['prompt', 'unknown-prompt', 'hung'],
+  blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'hung'],
   done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted'],
 };
 

@@ -243,5 +243,42 @@ describe('Watchdog', () => {
       expect(h.states()).toEqual(['0:queued:submitted', '0:running:started']);
     });
   });
+
+  describe('dialogs by their structure (issue 9.2)', () => {
+    const menu = (glyph: string) => `${glyph} Deploy tool v3\n? Pick a target (Use arrow keys)\n❯ staging\n  production\n  local`;
+
+    it('a menu no rule names is blocked unknown-dialog once it has been still for the settle time, escalated, never answered', () => {
+      const h = harness();
+      for (let t = 0; t <= 3_000; t += 600) h.at(1_000 + t, h.screen(menu(Math.floor(t / 600) % 2 ? '●' : '◌')));
+      expect(h.wd.state).toBe('blocked');
+      expect(h.wd.reason).toMatchObject({ code: 'unknown-dialog', class: 'unknown', detail: 'menu' });
+      expect(h.wd.history.at(-1)!.t).toBe(2_500);
+      expect(h.wd.actions.map((a) => `${a.kind}:${a.reason}`)).toEqual(['escalate:unknown-dialog']);
+      expect(h.wd.actions[0]!.prompt).toContain('❯ staging');
+      expect(h.wd.actions[0]!.keys).toBeUndefined();
+    });
+
+    it('not while the process tree works; and the dialog leaving the screen ends the episode', () => {
+      const h = harness();
+      h.at(500, { kind: 'proc', busy: true });
+      h.at(1_000, h.screen(menu(' ')));
+      h.at(5_000);
+      expect(h.wd.state).toBe('running');
+      h.at(6_000, { kind: 'proc', busy: false });
+      expect(h.wd.reason.code).toBe('unknown-dialog');
+      h.at(7_000, h.screen('Deploying to staging…'));
+      expect(h.wd.state).toBe('running');
+      expect(h.wd.reason.code).toBe('prompt-cleared');
+      expect(h.wd.actions).toHaveLength(1);
+    });
+
+    it('a dialog a rule names is that rule\'s prompt, not an unknown dialog', () => {
+      const h = harness();
+      const screen = ' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to proj/ from this project\n   3. No\n\n Esc to cancel · Tab to amend';
+      h.at(1_000, h.screen(screen, 'below'));
+      h.at(3_000);
+      expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'claude-code-permission' });
+    });
+  });
 });
 

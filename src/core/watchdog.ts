@@ -11,6 +11,7 @@ import { TaskStateMachine, type Reason, type TaskState, type Transition } from '
 import { NO_RESPONDER, describeBlock, promptAction } from './actions.js';
 import { ToolTracker } from './tool-tracker.js';
 import { ScreenNovelty } from './novelty.js';
+import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
 import {
   DEFAULT_WATCHDOG,
   type Action,
@@ -55,6 +56,8 @@ export class Watchdog {
   private procBusy = false;
   private procIdleSince = 0;
   private candidate: Candidate | undefined;
+  /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
+  private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
   private episode: Episode | undefined;
   private foreground: string | null = null;
   /** An automatic answer awaiting proof that its prompt left the screen. */
@@ -159,6 +162,7 @@ export class Watchdog {
     const now = this.clock.now();
     const due: number[] = [];
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.config.settleMs);
+    if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
     if (this.sm.state === 'running') {
       due.push(this.lastNewScreen + this.config.screenQuietMs);
@@ -177,8 +181,20 @@ export class Watchdog {
     const m = matchPrompt(snap, this.rules.prompts);
     const key = m ? `${m.rule.id}\n${m.text}` : undefined;
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
+    this.onDialog(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
-    if (fresh && this.sm.state === 'blocked' && this.sm.reason.code !== 'prompt') this.wake('screen', now);
+    if (fresh && this.sm.state === 'blocked' && this.sm.reason.code !== 'prompt' && this.sm.reason.code !== 'unknown-dialog') this.wake('screen', now);
+  }
+
+  /** Known rules win: a dialog is looked for only when no rule matches. It ends when its structure leaves the screen. */
+  private onDialog(snap: ScreenSnapshot | undefined, now: number): void {
+    const d = snap ? detectDialog(snap) : undefined;
+    const key = d ? dialogKey(d) : undefined;
+    if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
+    if (this.sm.state === 'blocked' && this.sm.reason.code === 'unknown-dialog' && !this.blockedOn(this.dialog?.key ?? '')) {
+      this.episode = undefined;
+      this.move('running', { code: 'prompt-cleared' }, now);
+    }
   }
 
   private onProc(busy: boolean, now: number): void {
@@ -212,6 +228,12 @@ export class Watchdog {
       this.episode = undefined;
       this.move('running', { code: 'prompt-cleared' }, now);
     }
+    const d = this.dialog;
+    // A dialog waits for a key; a program that still works (CPU, disk, a tool call) is drawing, not asking.
+    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.somethingMoves()) {
+      this.block({ code: 'unknown-dialog', class: 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
+      return;
+    }
     if (this.sm.state === 'running' && now - this.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
   }
 
@@ -221,7 +243,7 @@ export class Watchdog {
     const toolDuringQuiet = this.tools.inFlight > 0 || (this.tools.lastEventAt ?? -Infinity) >= this.lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.
     if (question && !toolDuringQuiet && !this.procBusy) {
-      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question, this.lastNewScreen, now);
+      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question.text, this.lastNewScreen, now);
     } else if (this.tools.inFlight > 0) {
       this.restate({ code: 'quiet-tool-in-flight', detail: this.tools.inFlightNames().join(',') }, now);
     } else if (this.procBusy) {
@@ -282,21 +304,21 @@ export class Watchdog {
     this.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
   }
 
-  private block(reason: Reason, match: PromptMatch | undefined, since: number, now: number): void {
-    this.episode = { code: reason.code, key: reason.code, since };
+  private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {
+    this.episode = { code: reason.code, key, since };
     this.move('blocked', reason, now);
     this.act({
       t: now,
       kind: 'escalate',
       rule: null,
       class: reason.class ?? null,
-      prompt: match?.text ?? null,
-      text: describeBlock(reason, match),
+      prompt: prompt ?? null,
+      text: describeBlock(reason, prompt),
       reason: reason.code,
       since,
       screen: this.screen?.rows ?? [],
       layer: 'watchdog',
-      why: reason.code === 'hung' ? 'nothing moves' : 'unrecognised question on a quiet screen',
+      why: reason.code === 'hung' ? 'nothing moves' : reason.code === 'unknown-dialog' ? 'a dialog no rule names: escalated, never answered' : 'unrecognised question on a quiet screen',
     });
   }
 

@@ -213,10 +213,13 @@ export class DaemonJob {
   }
 
   private pageFor(a: Action): Page {
-    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : a.reason === 'unknown-prompt' ? 'unknown-prompt' : 'other';
+    // A dialog no rule names waits for a person as an unknown question does.
+    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : a.reason === 'unknown-prompt' || a.reason === 'unknown-dialog' ? 'unknown-prompt' : 'other';
     const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
     const suggested = rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>';
-    const answer = a.reason === 'hung' ? `nightshift show ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
+    // A dialog is answered with keys (arrows, Tab, Enter): attach and press them.
+    const answer =
+      a.reason === 'hung' ? `nightshift show ${this.record.name}` : a.reason === 'unknown-dialog' ? `nightshift attach ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
     return {
       ...this.pageBase(),
       key: `${this.id}:${this.episode}`,

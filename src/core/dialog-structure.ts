@@ -1,0 +1,114 @@
+/**
+ * Dialogs by their structure, when no rule names their text (agent CLIs
+ * reword theirs every few weeks). Read from the visible rows only, at the
+ * bottom of the screen's content: a menu with one choice marked as
+ * selected and a hint (a footer or the question above it), a row of
+ * buttons (`<Yes> <No>`, `< OK >`), a pager at `(END)`, a picker's prompt
+ * with its match count. Pure; the watchdog adds the other conditions (a
+ * stable structure for the settle time, an idle process tree).
+ */
+import { lastNonBlankRow, type ScreenSnapshot } from './screen-snapshot.js';
+
+export type DialogKind = 'menu' | 'buttons' | 'pager' | 'picker';
+
+export interface DialogMatch {
+  readonly kind: DialogKind;
+  /** The dialog's rows, trimmed: what a person is shown in the page, and what must stay still to settle. */
+  readonly text: string;
+}
+
+/** How far above the last content a dialog may start: whiptail's and dialog's boxes fit easily. */
+const REGION_ROWS = 24;
+const BOX = /[│┃║┌┐└┘├┤┬┴┼╭╮╰╯═─━╔╗╚╝╟╢╠╣]/g;
+const SELECTED = /^(\s*)[❯›▸▶→>●◉]\s+(\S.*)$/u;
+const BUTTON = /<\s*(?:Yes|No|OK|Ok|Cancel|Exit|Back|Help|Select|Continue)\s*>/g;
+const HINT = /(?:enter|return|⏎)\s+(?:to\s+)?(?:confirm|select|submit|choose|continue)|esc(?:ape)?\s+to\s+(?:cancel|exit|go back|close)|↑\s*\/?\s*↓|arrow keys|space to (?:select|toggle)|tab to (?:switch|cycle)/i;
+const QUESTION = /[?？:]\s*(?:\([^)]*\))?\s*$/;
+const MATCH_COUNT = /^\s*\d+\/\d+(?:\s|$)/;
+const PICKER_PROMPT = /^\s*[>❯]\s/u;
+
+export function detectDialog(snap: ScreenSnapshot): DialogMatch | undefined {
+  const last = lastNonBlankRow(snap.rows);
+  if (last < 0) return undefined;
+  const from = Math.max(0, last - REGION_ROWS + 1);
+  const rows = snap.rows.slice(from, last + 1).map((r) => r.replace(BOX, ' ').trimEnd());
+  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows);
+}
+
+const content = (rows: readonly string[]) => rows.filter((r) => r.trim() !== '');
+const dialogText = (rows: readonly string[]) => content(rows).map((r) => r.trim()).join('\n');
+
+/** `less` and friends at the end of their text: the last row is `(END)` or a lone `:`. */
+function pager(rows: readonly string[]): DialogMatch | undefined {
+  const tail = rows.at(-1)!.trim();
+  if (tail !== '(END)' && tail !== ':') return undefined;
+  return { kind: 'pager', text: dialogText(rows.slice(-6)) };
+}
+
+/** A button row near the bottom of the content (whiptail, dialog, newt): two buttons, or one `< OK >` alone. */
+function buttons(rows: readonly string[]): DialogMatch | undefined {
+  const nonBlank = content(rows);
+  for (let i = nonBlank.length - 1; i >= Math.max(0, nonBlank.length - 3); i--) {
+    const row = nonBlank[i]!;
+    const found = row.match(BUTTON) ?? [];
+    // A row of buttons and nothing else: prose that mentions <Yes> and <No> is not one.
+    const onlyButtons = row.replace(BUTTON, '').trim() === '';
+    if (onlyButtons && (found.length >= 2 || (found.length === 1 && /O[Kk]/.test(found[0]!)))) return { kind: 'buttons', text: dialogText(rows) };
+  }
+  return undefined;
+}
+
+/** fzf-like pickers: a prompt line and a match count next to each other, at the top or the bottom of the content. */
+function picker(rows: readonly string[]): DialogMatch | undefined {
+  const nonBlank = content(rows);
+  const ends = [0, 1, nonBlank.length - 2, nonBlank.length - 1].filter((i) => i >= 0 && i < nonBlank.length);
+  const count = ends.find((i) => MATCH_COUNT.test(nonBlank[i]!));
+  if (count === undefined) return undefined;
+  const prompt = [count - 1, count + 1].some((i) => i >= 0 && i < nonBlank.length && PICKER_PROMPT.test(nonBlank[i]!));
+  return prompt ? { kind: 'picker', text: dialogText(rows) } : undefined;
+}
+
+/**
+ * A choice group at the very bottom of the content (or just above a hint
+ * footer): two or more rows at one text column, exactly one marked, and a
+ * hint — a key-hint footer, or a question right above the group. A list in
+ * an agent's prose has no mark, or has the agent's input box under it.
+ */
+function menu(rows: readonly string[]): DialogMatch | undefined {
+  const nonBlank = content(rows);
+  let end = nonBlank.length - 1;
+  const footer = HINT.test(nonBlank[end] ?? '') && !SELECTED.test(nonBlank[end]!);
+  if (footer) end--;
+  const group = choiceGroup(nonBlank, end);
+  if (!group) return undefined;
+  const above = nonBlank[group.start - 1] ?? '';
+  const hinted = footer || HINT.test(above) || QUESTION.test(above.trim());
+  return hinted ? { kind: 'menu', text: nonBlank.slice(Math.max(0, group.start - 1)).map((r) => r.trim()).join('\n') } : undefined;
+}
+
+/** Rows ending at `end` whose text starts at one column, exactly one of them marked. */
+function choiceGroup(rows: readonly string[], end: number): { start: number } | undefined {
+  const column = (r: string) => {
+    const m = SELECTED.exec(r);
+    return m ? { col: r.length - m[2]!.length, marked: true } : { col: r.length - r.trimStart().length, marked: false };
+  };
+  const want = rows[end] === undefined ? undefined : column(rows[end]!).col;
+  if (want === undefined) return undefined;
+  let start = end;
+  let marked = 0;
+  for (let i = end; i >= 0; i--) {
+    const c = column(rows[i]!);
+    if (c.col !== want || rows[i]!.trim() === '') break;
+    if (c.marked) marked++;
+    start = i;
+  }
+  return end - start + 1 >= 2 && marked === 1 ? { start } : undefined;
+}
+
+/** Status glyphs that blink or spin in a dialog's title; the dialog is the same dialog whatever they show. */
+const BLINKERS = /[●◉○◌•·✻✶✳✢✽*⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/gu;
+
+/** What must stay still for a dialog to settle: its kind and rows, blinking glyphs left out. */
+export function dialogKey(d: DialogMatch): string {
+  return `${d.kind}\n${d.text.replace(BLINKERS, ' ')}`;
+}
