@@ -97,5 +97,43 @@ print('gave up')
 "
 }
 
-all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner)
+# Dialogs no rule names (issue 9.2): a person answers each after a few seconds.
+scenario_whiptail-yesno() { record whiptail-yesno 6 $'\r' -- whiptail --yesno 'Deploy the new schema to staging?' 10 60; }
+scenario_dialog-menu() { record dialog-menu 6 $'\r' -- dialog --menu 'Pick a target' 15 50 4 1 staging 2 production 3 local; }
+scenario_fzf-picker() { record fzf-picker 6 $'\r' -- bash -c 'printf "alpha\nbeta\ngamma\n" | fzf'; }
+scenario_less-end() { printf 'release notes\n- fixed the retry loop\n- faster start\n' > "$work/notes.txt"; record less-end 6 q -- less "$work/notes.txt"; }
+scenario_node-blinking-menu() {   # a menu with a blinking status glyph; it gives up by itself after 8 s
+  record node-blinking-menu 30 '' -- node -e "
+const frames = ['●', '◌']; let i = 0;
+const draw = () => process.stdout.write('\x1b[H\x1b[2J' + frames[i++ % 2] + ' deploy-tool v3\r\n? Pick a target (Use arrow keys)\r\n❯ staging\r\n  production\r\n  local');
+draw(); const t = setInterval(draw, 600); setTimeout(() => { clearInterval(t); process.stdout.write('\r\nno choice made\r\n'); }, 8000);"
+}
+# Must not fire: a numbered plan with an advancing progress bar, an agent-like idle input box with a status line, prose quoting a menu.
+scenario_plan-progress() {
+  record plan-progress 30 '' -- python3 -c "
+import sys, time
+print('Plan:'); print('1. fetch'); print('2. build'); print('3. test')
+for p in range(0, 101, 5):
+    sys.stdout.write('\r[' + '#' * (p // 5) + '-' * (20 - p // 5) + '] ' + str(p) + '%'); sys.stdout.flush(); time.sleep(0.4)
+print()
+"
+}
+scenario_idle-input-box() {
+  record idle-input-box 30 '' -- python3 -c "
+import time
+print('● Done. I created notes.md and ran the tests.'); print()
+print('─' * 60); print('❯ '); print('─' * 60); print('  ? for shortcuts                      ◯ sonnet 4.6')
+time.sleep(8)
+"
+}
+scenario_prose-quotes-menu() {
+  record prose-quotes-menu 30 '' -- python3 -c "
+import time
+lines = ['The installer shows this menu:', '? Pick a target (Use arrow keys)', '❯ staging', '  production', 'We pick staging from the config file, so nobody has to answer it.']
+for l in lines: print(l); time.sleep(0.3)
+for i in range(12): print('deploying service', i); time.sleep(0.5)
+"
+}
+
+all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner whiptail-yesno dialog-menu fzf-picker less-end node-blinking-menu plan-progress idle-input-box prose-quotes-menu)
 for name in "${@:-${all[@]}}"; do "scenario_$name"; done

@@ -42,6 +42,8 @@ describe('detectDialog: dialogs no rule names', () => {
     ['dialog --menu', DIALOG_MENU, 'buttons'],
     ['fzf', FZF, 'picker'],
     ['less at (END)', 'line 98\nline 99\nline 100\n(END)', 'pager'],
+    ['less at the end of a short file (verbatim)', 'release notes\n- fixed the retry loop\n- faster start\n/tmp/tmp.D9o2PTvE5o/notes.txt (END)', 'pager'],
+    ['more', 'line 1\nline 2\n--More--(42%)', 'pager'],
     ['an inquirer-style menu', 'Deploying…\n? Pick a target (Use arrow keys)\n❯ staging\n  production\n  local', 'menu'],
     ['a menu with a key-hint footer', ' Select a model\n › Opus 4.6\n   Sonnet 4.6\n   Haiku 4.5\n\n Enter to confirm · Esc to cancel', 'menu'],
   ])('%s is a %s', (_what, screen, kind) => {

@@ -38,10 +38,12 @@ export function detectDialog(snap: ScreenSnapshot): DialogMatch | undefined {
 const content = (rows: readonly string[]) => rows.filter((r) => r.trim() !== '');
 const dialogText = (rows: readonly string[]) => content(rows).map((r) => r.trim()).join('\n');
 
-/** `less` and friends at the end of their text: the last row is `(END)` or a lone `:`. */
+/** `less` and friends waiting for a key: the last row is `(END)` (after the file's name, as less shows it), a lone `:`, or `--More--`. */
+const PAGER_PROMPT = /^(?:(?:\S.*\s)?\(END\)|:|--More--(?:\(\d+%\))?)$/;
+
 function pager(rows: readonly string[]): DialogMatch | undefined {
   const tail = rows.at(-1)!.trim();
-  if (tail !== '(END)' && tail !== ':') return undefined;
+  if (!PAGER_PROMPT.test(tail)) return undefined;
   return { kind: 'pager', text: dialogText(rows.slice(-6)) };
 }
 
