@@ -29,12 +29,14 @@ export function parseMarker(label: string):
   | { kind: 'proc'; busy: boolean }
   | { kind: 'exit'; code: number }
   | { kind: 'foreground'; program: string }
+  | { kind: 'tty'; reading: boolean }
   | { kind: 'other'; label: string } {
   if (label.startsWith('tool:')) return { kind: 'tool', event: { phase: 'start', name: label.slice(5) } };
   if (label.startsWith('tool-done:')) return { kind: 'tool', event: { phase: 'finish', name: label.slice(10) } };
   if (label === 'proc:busy') return { kind: 'proc', busy: true };
   if (label === 'proc:idle') return { kind: 'proc', busy: false };
   if (label.startsWith('fg:')) return { kind: 'foreground', program: label.slice(3) };
+  if (label === 'tty:read' || label === 'tty:idle') return { kind: 'tty', reading: label === 'tty:read' };
   const exit = /^exit:(-?\d+)$/.exec(label);
   if (exit) return { kind: 'exit', code: Number(exit[1]) };
   return { kind: 'other', label };

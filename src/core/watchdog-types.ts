@@ -21,6 +21,13 @@ export interface WatchdogConfig {
  */
 export const SCREEN_SAMPLE_MS = 100;
 
+/**
+ * A line prompt whose program is blocked reading the terminal needs no long
+ * settle: nothing more will be printed until someone types. Its lines must
+ * still stand still this long (a prompt redrawn in place).
+ */
+export const EARLY_SETTLE_MS = 250;
+
 export const DEFAULT_WATCHDOG: WatchdogConfig = {
   screenQuietMs: 3 * 60_000,
   toolGapMs: 15 * 60_000,
@@ -40,6 +47,8 @@ export type Signal =
   | { readonly kind: 'proc'; readonly busy: boolean }
   /** The program in the terminal's foreground changed (anti-spoofing input for the responder). */
   | { readonly kind: 'foreground'; readonly program: string | null }
+  /** The foreground process is blocked reading the terminal (or stopped doing so): a line prompt waits for sure. */
+  | { readonly kind: 'tty-read'; readonly reading: boolean }
   | {
       readonly kind: 'exit';
       readonly exitCode: number | null;

@@ -280,5 +280,26 @@ describe('Watchdog', () => {
       expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'claude-code-permission' });
     });
   });
+
+  describe('line prompts faster (issue 9.6)', () => {
+    it('a line prompt whose program is blocked reading the terminal settles after 250 ms, not 1.5 s', () => {
+      const h = harness();
+      h.at(900, { kind: 'tty-read', reading: true });
+      h.at(1_000, h.screen('Continue with the upgrade? [y/N] '));
+      h.at(1_249);
+      expect(h.wd.state).toBe('running');
+      h.at(1_250);
+      expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'generic-yes-no' });
+    });
+
+    it('without the terminal read (or for a dialog that parks its cursor) the settle time stays', () => {
+      const h = harness();
+      h.at(1_000, h.screen('Continue with the upgrade? [y/N] '));
+      h.at(2_400);
+      expect(h.wd.state).toBe('running');
+      h.at(2_500);
+      expect(h.wd.state).toBe('blocked');
+    });
+  });
 });
 

@@ -14,6 +14,7 @@ import { ScreenNovelty } from './novelty.js';
 import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
 import {
   DEFAULT_WATCHDOG,
+  EARLY_SETTLE_MS,
   type Action,
   type PromptResponder,
   type Signal,
@@ -60,6 +61,7 @@ export class Watchdog {
   private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
   private episode: Episode | undefined;
   private foreground: string | null = null;
+  private readingTty = false;
   /** An automatic answer awaiting proof that its prompt left the screen. */
   private verify: { key: string; due: number } | undefined;
   private readonly answered = new Set<string>();
@@ -144,6 +146,9 @@ export class Watchdog {
       case 'foreground':
         this.foreground = signal.program;
         break;
+      case 'tty-read':
+        this.readingTty = signal.reading;
+        break;
       case 'exit':
         this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
         return;
@@ -161,7 +166,7 @@ export class Watchdog {
     if (this.sm.state === 'done' || this.sm.state === 'queued') return undefined;
     const now = this.clock.now();
     const due: number[] = [];
-    if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.config.settleMs);
+    if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.settleFor(this.candidate));
     if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
     if (this.sm.state === 'running') {
@@ -220,7 +225,7 @@ export class Watchdog {
   private evaluate(now: number): void {
     this.checkAnswerTookEffect(now);
     const c = this.candidate;
-    if (c && now - c.since >= this.config.settleMs) {
+    if (c && now - c.since >= this.settleFor(c)) {
       if (!this.blockedOn(c.key)) this.blockOnPrompt(c, now);
       return;
     }
@@ -253,6 +258,12 @@ export class Watchdog {
       const cycling = this.lastScreenChange > this.lastNewScreen;
       this.block({ code: 'hung', ...(cycling ? { detail: 'cycling-screen' } : {}) }, undefined, this.lastProgress(), now);
     }
+  }
+
+  /** A line prompt (cursor on its line) whose program sits in a terminal read settles early; any other keeps the settle time. */
+  private settleFor(c: Candidate): number {
+    const linePrompt = (c.match.rule.cursor ?? 'same-line') === 'same-line';
+    return linePrompt && this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
   }
 
   private somethingMoves(): boolean {

@@ -141,4 +141,5 @@ function applyMarker(label: string, wd: Watchdog): void {
   else if (m.kind === 'proc') wd.observe({ kind: 'proc', busy: m.busy });
   else if (m.kind === 'exit') wd.observe({ kind: 'exit', exitCode: m.code, signal: null });
   else if (m.kind === 'foreground') wd.observe({ kind: 'foreground', program: m.program });
+  else if (m.kind === 'tty') wd.observe({ kind: 'tty-read', reading: m.reading });
 }

@@ -106,6 +106,10 @@ export class LiveJob {
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
       busy: (busy) => this.onProc(busy),
       foreground: (program) => this.onForeground(program),
+      ttyRead: (reading) => {
+        this.cast.marker(this.clock.now(), reading ? 'tty:read' : 'tty:idle');
+        this.observe({ kind: 'tty-read', reading });
+      },
     });
     store.add(() => this.sampler.stop());
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
@@ -328,7 +332,11 @@ export class LiveJob {
   private sampleForNewPrompt(): void {
     const c = this.watchdog.status().promptCandidate;
     const key = c ? `${c.rule}@${c.since}` : undefined;
-    if (key !== undefined && key !== this.sampledCandidate) this.sampler.sampleNow();
+    if (key !== undefined && key !== this.sampledCandidate) {
+      this.sampler.sampleNow();
+      // The program may print its prompt a moment before it calls read(2): look again shortly.
+      setTimeout(() => this.pty.running && this.sampler.sampleNow(), 120).unref();
+    }
     this.sampledCandidate = key;
   }
 

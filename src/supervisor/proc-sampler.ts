@@ -2,17 +2,21 @@
 import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js';
 import type { Clock } from '../core/clock.js';
 import { foregroundProcess, readProcessTree, summarizeTree } from '../pty/proctree.js';
+import { readsTerminal } from '../pty/tty-read.js';
 
 export interface SamplerEvents {
   busy(busy: boolean): void;
   /** The deepest process of the terminal's foreground group, by its /proc comm. */
   foreground(program: string | null): void;
+  /** The foreground process started or stopped waiting in a terminal read. */
+  ttyRead?(reading: boolean): void;
 }
 
 export class ProcSampler {
   private readonly activity: ProcActivity;
   private timer: NodeJS.Timeout | undefined;
   private lastForeground: string | null | undefined;
+  private lastReading: boolean | undefined;
 
   constructor(
     private readonly rootPid: number,
@@ -42,10 +46,16 @@ export class ProcSampler {
   private sample(): void {
     const tree = readProcessTree(this.rootPid);
     if (tree.length === 0) return;
-    const fg = foregroundProcess(tree)?.comm ?? null;
+    const fgProc = foregroundProcess(tree);
+    const fg = fgProc?.comm ?? null;
     if (fg !== this.lastForeground) {
       this.lastForeground = fg;
       this.events.foreground(fg);
+    }
+    const reading = fgProc ? (readsTerminal(fgProc.pid, fgProc.state) ?? false) : false;
+    if (reading !== this.lastReading) {
+      this.lastReading = reading;
+      this.events.ttyRead?.(reading);
     }
     const { busy, changed } = this.activity.observe(summarizeTree(tree, this.clock.now()));
     if (changed) this.events.busy(busy);

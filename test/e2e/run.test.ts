@@ -64,8 +64,9 @@ describe('nightshift run: prompts', () => {
     for (const k of ['kind', 'rule', 'class', 'prompt', 'text', 'reason', 'time', 'since']) expect(action).toHaveProperty(k);
     expect(action.prompt).toBe('Continue with the setup? [y/N]');
     expect(action.text).toContain('Continue with the setup? [y/N]');
-    // --settle 1s: the prompt must have stood still for a second before it counted.
-    expect(between(action.since, action.time)).toBeGreaterThanOrEqual(990);
+    // bash sits in read(2) on the terminal, so the prompt settles early (issue 9.6): 250 ms, not the 1 s of --settle.
+    expect(between(action.since, action.time)).toBeGreaterThanOrEqual(249);
+    expect(between(action.since, action.time)).toBeLessThan(990);
     expect(p.exited).toBeUndefined();
 
     p.write('n\r');
