@@ -292,13 +292,23 @@ describe('Watchdog', () => {
       expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'generic-yes-no' });
     });
 
-    it('without the terminal read (or for a dialog that parks its cursor) the settle time stays', () => {
+    it.each([
+      ['without the terminal read', false, 'Continue with the upgrade? [y/N] ', undefined, 'generic-yes-no'],
+      [
+        'for a dialog rule (cursor: any), even while its program reads the terminal',
+        true,
+        ' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel · Tab to amend',
+        'below' as const,
+        'claude-code-permission',
+      ],
+    ])('%s the settle time stays', (_what, reading, text, cursor, rule) => {
       const h = harness();
-      h.at(1_000, h.screen('Continue with the upgrade? [y/N] '));
+      h.at(900, { kind: 'tty-read', reading });
+      h.at(1_000, h.screen(text, cursor));
       h.at(2_400);
       expect(h.wd.state).toBe('running');
       h.at(2_500);
-      expect(h.wd.state).toBe('blocked');
+      expect(h.wd.reason).toMatchObject({ code: 'prompt', rule });
     });
   });
 });

@@ -1,7 +1,7 @@
 /** The daemon's own log: pino JSON lines, rotated by size (pino-roll) so a long night cannot fill the disk. */
-import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { listOrEmpty } from '../util/soft-read.js';
 import { redact } from '../notify/page.js';
 import type { Redactor } from '../notify/secrets.js';
 import { redactingHooks } from '../supervisor/logger.js';
@@ -33,17 +33,9 @@ export function currentLogFile(base: string): string {
   const dir = dirname(base);
   const stem = basename(base, '.log');
   let highest = 1;
-  for (const f of safeReaddir(dir)) {
+  for (const f of listOrEmpty(dir)) {
     const n = f.startsWith(`${stem}.`) && f.endsWith('.log') ? Number(f.slice(stem.length + 1, -'.log'.length)) : NaN;
     if (Number.isInteger(n)) highest = Math.max(highest, n);
   }
   return join(dir, `${stem}.${highest}.log`);
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

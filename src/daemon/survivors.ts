@@ -4,14 +4,14 @@
  * environment (NIGHTSHIFT_JOB_ID, inherited by every descendant), never by
  * a pid from a log: a pid may have been reused since. Runs once, at start.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { listOrEmpty, readOrUndefined } from '../util/soft-read.js';
 
 /** SIGKILLs every process whose environment carries one of `jobIds`; returns the ids that had one. */
 export function killSurvivors(jobIds: readonly string[]): Set<string> {
   const found = new Set<string>();
   if (jobIds.length === 0) return found;
   const wanted = new Map(jobIds.map((id) => [`NIGHTSHIFT_JOB_ID=${id}`, id]));
-  for (const entry of safeList('/proc')) {
+  for (const entry of listOrEmpty('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     const id = jobOf(pid, wanted);
@@ -27,23 +27,11 @@ export function killSurvivors(jobIds: readonly string[]): Set<string> {
 }
 
 function jobOf(pid: number, wanted: Map<string, string>): string | undefined {
-  let env: string;
-  try {
-    env = readFileSync(`/proc/${pid}/environ`, 'latin1');
-  } catch {
-    return undefined;
-  }
+  const env = readOrUndefined(`/proc/${pid}/environ`, 'latin1');
+  if (env === undefined) return undefined;
   for (const v of env.split('\0')) {
     const id = wanted.get(v);
     if (id) return id;
   }
   return undefined;
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { listOrEmpty, readOrUndefined } from '../util/soft-read.js';
 
 export interface ProcInfo {
   pid: number;
@@ -153,20 +154,4 @@ function depths(tree: ProcInfo[]): Map<number, number> {
   // The tree is parent-before-child, so each parent's depth is known first.
   for (const p of tree) depth.set(p.pid, (depth.get(p.ppid) ?? -1) + 1);
   return depth;
-}
-
-function readOrUndefined(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function listOrEmpty(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -128,12 +128,13 @@ export class CastWriter {
 
   private event(tMs: number, code: string, data: string): void {
     if (this.fd === undefined || this.mode === 'off') return;
-    const line = this.line(tMs, code, data);
-    if (this.mode === 'write' && this.bytes + Buffer.byteLength(line) > this.maxBytes - this.tailBytes) {
+    // One encoding per event: its size decides the cap, and the same bytes are written.
+    const line = Buffer.from(this.line(tMs, code, data), 'utf8');
+    if (this.mode === 'write' && this.bytes + line.length > this.maxBytes - this.tailBytes) {
       this.append(this.line(tMs, 'm', `recording-cap:${formatSize(this.maxBytes)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`));
       this.mode = 'tail';
     }
-    if (this.mode === 'tail') this.keepInTail({ t: this.lastMicros, code, data, bytes: Buffer.byteLength(line) });
+    if (this.mode === 'tail') this.keepInTail({ t: this.lastMicros, code, data, bytes: line.length });
     else this.append(line);
   }
 
@@ -175,7 +176,7 @@ export class CastWriter {
   }
 
   /** One whole line or nothing: a short write on a full disk is cut back to the last whole event. */
-  private append(text: string): void {
+  private append(text: string | Buffer): void {
     if (this.fd === undefined || this.mode === 'off') return;
     try {
       this.bytes += writeAll(this.fd, text);
@@ -211,8 +212,8 @@ function checkSize(name: string, v: number): void {
 }
 
 /** One line, one buffer: a short write (rare, but legal) is finished before returning. */
-function writeAll(fd: number, text: string): number {
-  const buf = Buffer.from(text, 'utf8');
+function writeAll(fd: number, text: string | Buffer): number {
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
   return buf.length;

@@ -334,8 +334,9 @@ export class LiveJob {
     const key = c ? `${c.rule}@${c.since}` : undefined;
     if (key !== undefined && key !== this.sampledCandidate) {
       this.sampler.sampleNow();
-      // The program may print its prompt a moment before it calls read(2): look again shortly.
-      setTimeout(() => this.pty.running && this.sampler.sampleNow(), 120).unref();
+      // The program may print its prompt a moment before it calls read(2), and a loaded machine
+      // may be slow to get there: look again within the early settle time (EARLY_SETTLE_MS).
+      for (const ms of [80, 160, 240]) setTimeout(() => this.pty.running && this.sampler.sampleNow(), ms).unref();
     }
     this.sampledCandidate = key;
   }
