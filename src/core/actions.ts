@@ -54,6 +54,8 @@ export function describeBlock(reason: Reason, prompt: string | undefined): strin
       return `quiet screen ends in an unrecognised question: ${lastLine}`;
     case 'unknown-dialog':
       return `a ${reason.detail ?? 'dialog'} no rule names waits at the bottom of the screen: ${lastLine}`;
+    case 'agent-waiting':
+      return `the agent says it waits for a person (${reason.detail ?? 'no detail'}) and no rule names its screen: ${lastLine}`;
     default:
       return 'nothing moves: screen quiet, no tool call, no child activity';
   }

@@ -30,8 +30,8 @@ export interface Transition {
 /** Reason codes each state accepts. `budget:` and future codes extend these lists. */
 export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
-  running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'quiet-child-busy', 'quiet-tool-in-flight'],
-  blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'hung'],
+  running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'quiet-child-busy', 'quiet-tool-in-flight'],
+  blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
   done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted'],
 };
 

@@ -19,6 +19,8 @@ export interface ToolEventSource {
   close(): Promise<void>;
 }
 
+import { parseAgentStateMarker, type AgentState } from './agent-state.js';
+
 /** The asciicast marker labels that carry tool and process activity. */
 export function toolMarker(e: ToolEvent): string {
   return e.phase === 'start' ? `tool:${e.name}` : `tool-done:${e.name}`;
@@ -30,7 +32,10 @@ export function parseMarker(label: string):
   | { kind: 'exit'; code: number }
   | { kind: 'foreground'; program: string }
   | { kind: 'tty'; reading: boolean }
+  | { kind: 'agent'; state: AgentState }
   | { kind: 'other'; label: string } {
+  const agent = parseAgentStateMarker(label);
+  if (agent) return { kind: 'agent', state: agent };
   if (label.startsWith('tool:')) return { kind: 'tool', event: { phase: 'start', name: label.slice(5) } };
   if (label.startsWith('tool-done:')) return { kind: 'tool', event: { phase: 'finish', name: label.slice(10) } };
   if (label === 'proc:busy') return { kind: 'proc', busy: true };

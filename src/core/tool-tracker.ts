@@ -4,9 +4,15 @@ import type { ToolEvent } from './tool-events.js';
 export class ToolTracker {
   private readonly open = new Map<string, number>();
   private last: number | undefined;
+  private lastFinish: number | undefined;
 
   get lastEventAt(): number | undefined {
     return this.last;
+  }
+
+  /** A finished call is proof the agent went on; a started one may be the very call a dialog asks about. */
+  get lastFinishAt(): number | undefined {
+    return this.lastFinish;
   }
 
   get inFlight(): number {
@@ -21,6 +27,7 @@ export class ToolTracker {
 
   observe(e: ToolEvent, now: number): void {
     this.last = now;
+    if (e.phase === 'finish') this.lastFinish = now;
     const key = e.id !== undefined ? `${e.id}:${e.name}` : `:${e.name}`;
     const count = this.open.get(key) ?? 0;
     if (e.phase === 'start') {

@@ -2,6 +2,7 @@ import type { ScreenSnapshot } from './screen-snapshot.js';
 import type { PromptClass, Transition } from './task-state.js';
 import type { PromptMatch, PromptRule } from './prompt-match.js';
 import type { ToolEvent } from './tool-events.js';
+import type { AgentState } from './agent-state.js';
 
 export interface WatchdogConfig {
   /** Screen unchanged this long → inspect (question? busy child? hung?). */
@@ -28,6 +29,14 @@ export const SCREEN_SAMPLE_MS = 100;
  */
 export const EARLY_SETTLE_MS = 250;
 
+/**
+ * An agent's own "waiting for permission" (a documented hook) blocks after
+ * this grace unless a rule's prompt is on screen by then: the hook may fire
+ * a frame before the dialog is drawn, and a rule that names the dialog
+ * gives a person more (its class, the command) than the hook does.
+ */
+export const AGENT_WAIT_GRACE_MS = 500;
+
 export const DEFAULT_WATCHDOG: WatchdogConfig = {
   screenQuietMs: 3 * 60_000,
   toolGapMs: 15 * 60_000,
@@ -49,6 +58,8 @@ export type Signal =
   | { readonly kind: 'foreground'; readonly program: string | null }
   /** The foreground process is blocked reading the terminal (or stopped doing so): a line prompt waits for sure. */
   | { readonly kind: 'tty-read'; readonly reading: boolean }
+  /** What the agent itself says (hooks, notify programs, session files): see agent-state.ts. */
+  | { readonly kind: 'agent'; readonly signal: AgentState }
   | {
       readonly kind: 'exit';
       readonly exitCode: number | null;

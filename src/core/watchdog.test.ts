@@ -272,6 +272,21 @@ describe('Watchdog', () => {
       expect(h.wd.actions).toHaveLength(1);
     });
 
+    it('an agent\'s dialog with the asked-about tool call in flight (its transcript shows the call first) is still a dialog; a finished call holds it back', () => {
+      const h = harness();
+      h.at(900, { kind: 'tool', event: { phase: 'start', name: 'Bash', id: 'c1' } });
+      h.at(1_000, h.screen(menu(' ')));
+      h.at(2_500);
+      expect(h.wd.reason.code).toBe('unknown-dialog');
+      h.at(2_600, { kind: 'tool', event: { phase: 'start', name: 'Bash', id: 'c1' } });
+      expect(h.wd.reason.code).toBe('unknown-dialog');
+      const g = harness();
+      g.at(1_000, g.screen(menu(' ')));
+      g.at(1_200, { kind: 'tool', event: { phase: 'finish', name: 'Bash', id: 'c0' } });
+      g.at(5_000);
+      expect(g.wd.state).toBe('running');
+    });
+
     it('a dialog a rule names is that rule\'s prompt, not an unknown dialog', () => {
       const h = harness();
       const screen = ' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to proj/ from this project\n   3. No\n\n Esc to cancel · Tab to amend';

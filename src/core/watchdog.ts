@@ -12,7 +12,9 @@ import { NO_RESPONDER, describeBlock, promptAction } from './actions.js';
 import { ToolTracker } from './tool-tracker.js';
 import { ScreenNovelty } from './novelty.js';
 import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
+import { agentStateDetail, type AgentState } from './agent-state.js';
 import {
+  AGENT_WAIT_GRACE_MS,
   DEFAULT_WATCHDOG,
   EARLY_SETTLE_MS,
   type Action,
@@ -40,6 +42,8 @@ interface Episode {
   readonly code: string;
   readonly key: string;
   readonly since: number;
+  /** When the job was blocked on it. */
+  readonly at: number;
 }
 
 export class Watchdog {
@@ -60,6 +64,10 @@ export class Watchdog {
   /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
   private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
   private episode: Episode | undefined;
+  /** The agent said it waits for a person (agent-state.ts), since it first said so. */
+  private agentWait: { readonly signal: AgentState; readonly since: number } | undefined;
+  /** The agent last said it works (a hook at a tool call): progress, like a tool event. */
+  private agentWorkedAt = -Infinity;
   private foreground: string | null = null;
   private readingTty = false;
   /** An automatic answer awaiting proof that its prompt left the screen. */
@@ -138,7 +146,8 @@ export class Watchdog {
         break;
       case 'tool':
         this.tools.observe(signal.event, now);
-        this.wake('tool', now);
+        // An agent asks before it runs: its transcript shows the call (a start) while the permission dialog waits.
+        if (signal.event.phase === 'finish' || !this.waitsForPerson()) this.wake('tool', now);
         break;
       case 'proc':
         this.onProc(signal.busy, now);
@@ -148,6 +157,9 @@ export class Watchdog {
         break;
       case 'tty-read':
         this.readingTty = signal.reading;
+        break;
+      case 'agent':
+        this.onAgent(signal.signal, now);
         break;
       case 'exit':
         this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
@@ -169,6 +181,8 @@ export class Watchdog {
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.settleFor(this.candidate));
     if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
+    const w = this.agentWait;
+    if (w && this.sm.state === 'running' && !this.candidate) due.push(w.signal.hint ? Math.max(w.since, this.lastNewScreen, this.procIdleSince) + this.config.settleMs : w.since + AGENT_WAIT_GRACE_MS);
     if (this.sm.state === 'running') {
       due.push(this.lastNewScreen + this.config.screenQuietMs);
       if (!this.somethingMoves()) due.push(Math.max(this.lastNewScreen + this.config.screenQuietMs, this.hangDeadline()));
@@ -188,7 +202,35 @@ export class Watchdog {
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
     this.onDialog(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
-    if (fresh && this.sm.state === 'blocked' && this.sm.reason.code !== 'prompt' && this.sm.reason.code !== 'unknown-dialog') this.wake('screen', now);
+    if (fresh && this.sm.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
+  }
+
+  /**
+   * Which blocks something new on screen ends: a known prompt and a dialog
+   * end when they leave the screen; an agent's "waiting" ends when it says it
+   * works again, or with new content once its dialog had time to be drawn
+   * (a rejected permission fires no hook, and would otherwise stay blocked).
+   */
+  private wokenByScreen(now: number): boolean {
+    const code = this.sm.reason.code;
+    if (code === 'prompt' || code === 'unknown-dialog') return false;
+    return code !== 'agent-waiting' || now - (this.episode?.at ?? now) >= this.config.settleMs;
+  }
+
+  /** Only an agent-waiting block ends on the agent's word; a hang ends when the agent works again. */
+  private onAgent(s: AgentState, now: number): void {
+    if (s.state === 'waiting') {
+      // A documented source's word replaces a hint's; a repeated word keeps its first time.
+      if (!this.agentWait || (this.agentWait.signal.hint && !s.hint)) this.agentWait = { signal: s, since: now };
+      return;
+    }
+    this.agentWait = undefined;
+    if (s.state === 'working') this.agentWorkedAt = now;
+    const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
+    if (code === 'agent-waiting' || (code === 'hung' && s.state === 'working')) {
+      this.episode = undefined;
+      this.move('running', { code: 'agent-working', detail: agentStateDetail(s) }, now);
+    }
   }
 
   /** Known rules win: a dialog is looked for only when no rule matches. It ends when its structure leaves the screen. */
@@ -219,6 +261,7 @@ export class Watchdog {
   private wake(code: 'screen' | 'tool' | 'proc', now: number): void {
     if (this.sm.state !== 'blocked' || this.sm.reason.code === 'prompt') return;
     this.episode = undefined;
+    this.agentWait = undefined;
     this.move('running', { code }, now);
   }
 
@@ -233,9 +276,15 @@ export class Watchdog {
       this.episode = undefined;
       this.move('running', { code: 'prompt-cleared' }, now);
     }
+    if (this.agentWaitDue(now)) {
+      const w = this.agentWait!;
+      const detail = agentStateDetail(w.signal);
+      this.block({ code: 'agent-waiting', class: 'unknown', detail }, this.bottomText(), w.since, now, `agent:${detail}`);
+      return;
+    }
     const d = this.dialog;
-    // A dialog waits for a key; a program that still works (CPU, disk, a tool call) is drawing, not asking.
-    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.somethingMoves()) {
+    // A dialog waits for a key; a program that still works (CPU, disk, a finished tool call) is drawing, not asking.
+    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.procBusy && !this.toolFinishedSince(d.since)) {
       this.block({ code: 'unknown-dialog', class: 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
       return;
     }
@@ -260,10 +309,46 @@ export class Watchdog {
     }
   }
 
+  /**
+   * The agent's "waiting" blocks when no rule's prompt is on screen (a rule
+   * says more): a documented hook after a short grace, a hint only on a
+   * screen with nothing new for the settle time and an idle process tree.
+   */
+  private agentWaitDue(now: number): boolean {
+    const w = this.agentWait;
+    if (!w || this.sm.state !== 'running' || this.candidate) return false;
+    if (!w.signal.hint) return now - w.since >= AGENT_WAIT_GRACE_MS;
+    const settle = this.config.settleMs;
+    const idleFor = this.procBusy ? 0 : now - this.procIdleSince;
+    return now - w.since >= settle && now - this.lastNewScreen >= settle && idleFor >= settle && !this.toolFinishedSince(w.since);
+  }
+
+  /** The bottom of the screen's content, for a page when no rule cut the prompt out. */
+  private bottomText(): string | undefined {
+    const rows = (this.screen?.rows ?? []).map((r) => r.trimEnd());
+    while (rows.length && rows.at(-1) === '') rows.pop();
+    const text = rows.slice(-12).join('\n').trim();
+    return text || undefined;
+  }
+
   /** A line prompt (cursor on its line) whose program sits in a terminal read settles early; any other keeps the settle time. */
   private settleFor(c: Candidate): number {
     const linePrompt = (c.match.rule.cursor ?? 'same-line') === 'same-line';
     return linePrompt && this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
+  }
+
+  /**
+   * A tool call in flight does not hold a dialog back: an agent's permission
+   * dialog always has one (the call it asks about, already in its
+   * transcript). A call that finished since the dialog appeared does.
+   */
+  private toolFinishedSince(t: number): boolean {
+    return (this.tools.lastFinishAt ?? -Infinity) >= t;
+  }
+
+  private waitsForPerson(): boolean {
+    const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
+    return code === 'unknown-dialog' || code === 'agent-waiting';
   }
 
   private somethingMoves(): boolean {
@@ -272,7 +357,7 @@ export class Watchdog {
 
   private lastProgress(): number {
     const proc = this.procBusy ? Infinity : this.procIdleSince;
-    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc);
+    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc, this.agentWorkedAt);
   }
 
   private hangDeadline(): number {
@@ -306,7 +391,7 @@ export class Watchdog {
       env: this.env,
       askedBefore: this.answered.has(c.key),
     });
-    this.episode = { code: 'prompt', key: c.key, since: c.since };
+    this.episode = { code: 'prompt', key: c.key, since: c.since, at: now };
     this.move('blocked', { code: 'prompt', rule: rule.id, class: decision.class }, now);
     if (decision.kind === 'answer') {
       this.answered.add(c.key);
@@ -316,7 +401,7 @@ export class Watchdog {
   }
 
   private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {
-    this.episode = { code: reason.code, key, since };
+    this.episode = { code: reason.code, key, since, at: now };
     this.move('blocked', reason, now);
     this.act({
       t: now,
@@ -329,7 +414,7 @@ export class Watchdog {
       since,
       screen: this.screen?.rows ?? [],
       layer: 'watchdog',
-      why: reason.code === 'hung' ? 'nothing moves' : reason.code === 'unknown-dialog' ? 'a dialog no rule names: escalated, never answered' : 'unrecognised question on a quiet screen',
+      why: BLOCK_WHY[reason.code] ?? 'unrecognised question on a quiet screen',
     });
   }
 
@@ -348,3 +433,8 @@ export class Watchdog {
   }
 }
 
+const BLOCK_WHY: Readonly<Record<string, string>> = {
+  hung: 'nothing moves',
+  'unknown-dialog': 'a dialog no rule names: escalated, never answered',
+  'agent-waiting': 'the agent says it waits for a person and no rule names its screen: escalated, never answered',
+};

@@ -18,6 +18,11 @@ import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
 
+
+/** Blocks with no rule behind them: a person decides, as for an unknown question. */
+const WAITS_FOR_PERSON: ReadonlySet<string> = new Set(['unknown-prompt', 'unknown-dialog', 'agent-waiting']);
+/** A dialog (or what an agent says is one) is answered with keys (arrows, Tab, Enter): attach and press them. */
+const ANSWERED_BY_KEYS: ReadonlySet<string> = new Set(['unknown-dialog', 'agent-waiting']);
 export interface DaemonJobDeps {
   readonly board: Board;
   readonly pager: Pager;
@@ -214,12 +219,11 @@ export class DaemonJob {
 
   private pageFor(a: Action): Page {
     // A dialog no rule names waits for a person as an unknown question does.
-    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : a.reason === 'unknown-prompt' || a.reason === 'unknown-dialog' ? 'unknown-prompt' : 'other';
+    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : WAITS_FOR_PERSON.has(a.reason) ? 'unknown-prompt' : 'other';
     const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
     const suggested = rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>';
-    // A dialog is answered with keys (arrows, Tab, Enter): attach and press them.
     const answer =
-      a.reason === 'hung' ? `nightshift show ${this.record.name}` : a.reason === 'unknown-dialog' ? `nightshift attach ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
+      a.reason === 'hung' ? `nightshift show ${this.record.name}` : ANSWERED_BY_KEYS.has(a.reason) ? `nightshift attach ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
     return {
       ...this.pageBase(),
       key: `${this.id}:${this.episode}`,

@@ -142,4 +142,5 @@ function applyMarker(label: string, wd: Watchdog): void {
   else if (m.kind === 'exit') wd.observe({ kind: 'exit', exitCode: m.code, signal: null });
   else if (m.kind === 'foreground') wd.observe({ kind: 'foreground', program: m.program });
   else if (m.kind === 'tty') wd.observe({ kind: 'tty-read', reading: m.reading });
+  else if (m.kind === 'agent') wd.observe({ kind: 'agent', signal: m.state });
 }
