@@ -108,6 +108,18 @@ const frames = ['●', '◌']; let i = 0;
 const draw = () => process.stdout.write('\x1b[H\x1b[2J' + frames[i++ % 2] + ' deploy-tool v3\r\n? Pick a target (Use arrow keys)\r\n❯ staging\r\n  production\r\n  local');
 draw(); const t = setInterval(draw, 600); setTimeout(() => { clearInterval(t); process.stdout.write('\r\nno choice made\r\n'); }, 8000);"
 }
+scenario_curses-reverse-menu() {   # a curses menu whose selection is reverse video only: no glyph, no buttons, no footer
+  record curses-reverse-menu 6 $'\r' -- python3 -c '
+import curses
+def main(s):
+    curses.curs_set(0)
+    s.addstr(1, 2, "Select the environment")
+    for i, name in enumerate(["staging", "production", "local"]):
+        s.addstr(3 + i, 4, name, curses.A_REVERSE if i == 0 else curses.A_NORMAL)
+    s.refresh()
+    s.getch()
+curses.wrapper(main)'
+}
 # Must not fire: a numbered plan with an advancing progress bar, an agent-like idle input box with a status line, prose quoting a menu.
 scenario_plan-progress() {
   record plan-progress 30 '' -- python3 -c "
@@ -135,5 +147,5 @@ for i in range(12): print('deploying service', i); time.sleep(0.5)
 "
 }
 
-all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner whiptail-yesno dialog-menu fzf-picker less-end node-blinking-menu plan-progress idle-input-box prose-quotes-menu)
+all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner whiptail-yesno dialog-menu fzf-picker less-end node-blinking-menu curses-reverse-menu plan-progress idle-input-box prose-quotes-menu)
 for name in "${@:-${all[@]}}"; do "scenario_$name"; done

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
 import { detectDialog } from './dialog-structure.js';
+import { Screen } from '../screen/screen.js';
 
 // Verbatim: the headless screen of `whiptail --yesno 'Deploy the new schema to staging?' 10 60` (100×30).
 const WHIPTAIL = `
@@ -59,5 +60,34 @@ describe('detectDialog: dialogs no rule names', () => {
     ['two marked rows (an agent transcript)', '● I will run the command.\n● Bash(touch made.txt)'],
   ])('%s is not', (_what, screen) => {
     expect(at(screen)).toBeUndefined();
+  });
+});
+
+describe('detectDialog: a selection shown only by its highlight (cell attributes)', () => {
+  const shown = async (ansi: string) => {
+    const screen = new Screen(60, 12);
+    await screen.write(ansi.replace(/\n/g, '\r\n'));
+    const snap = screen.snapshot();
+    screen.dispose();
+    return detectDialog(snap);
+  };
+  const INV = (t: string) => `\x1b[7m${t}\x1b[27m`;
+  const BG = (t: string) => `\x1b[44;37m${t}\x1b[0m`;
+
+  it.each([
+    ['reverse video', `Pick a target\n   ${INV('1  staging')}\n   2  production\n   3  local`],
+    ['a background on one row of a coloured box', `\x1b[47;30mPick a target\n   ${BG('1  staging')}\x1b[47;30m\n   2  production\n   3  local\x1b[0m`],
+    ['two choices, the second highlighted', `Deploy now\n   Yes\n   ${INV('No ')}`],
+  ])('a menu: %s', async (_what, ansi) => {
+    expect((await shown(ansi))?.kind).toBe('menu');
+  });
+
+  it.each([
+    ['text colour alone (ls --color marking a directory)', `total 3\nnotes.txt\n\x1b[34msrc\x1b[0m\nREADME.md`],
+    ['zebra rows (two highlights in turn)', `Results\n${INV('row one')}\nrow two\n${INV('row three')}\nrow four`],
+    ['no title above the highlighted rows', `   ${INV('1  staging')}\n   2  production`],
+    ['the same rows without attributes', `Pick a target\n   1  staging\n   2  production\n   3  local`],
+  ])('not a menu: %s', async (_what, ansi) => {
+    expect(await shown(ansi)).toBeUndefined();
   });
 });

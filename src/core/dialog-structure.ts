@@ -2,12 +2,13 @@
  * Dialogs by their structure, when no rule names their text (agent CLIs
  * reword theirs every few weeks). Read from the visible rows only, at the
  * bottom of the screen's content: a menu with one choice marked as
- * selected and a hint (a footer or the question above it), a row of
+ * selected (a cursor glyph, or a highlight: reverse video or a colour on
+ * that row alone, read from the cells' attributes) and a hint (a footer or the question above it), a row of
  * buttons (`<Yes> <No>`, `< OK >`), a pager at `(END)`, a picker's prompt
  * with its match count. Pure; the watchdog adds the other conditions (a
  * stable structure for the settle time, an idle process tree).
  */
-import { lastNonBlankRow, type ScreenSnapshot } from './screen-snapshot.js';
+import { highlightOf, lastNonBlankRow, type ScreenSnapshot } from './screen-snapshot.js';
 
 export type DialogKind = 'menu' | 'buttons' | 'pager' | 'picker';
 
@@ -32,7 +33,8 @@ export function detectDialog(snap: ScreenSnapshot): DialogMatch | undefined {
   if (last < 0) return undefined;
   const from = Math.max(0, last - REGION_ROWS + 1);
   const rows = snap.rows.slice(from, last + 1).map((r) => r.replace(BOX, ' ').trimEnd());
-  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows);
+  const styles = snap.styles?.slice(from, last + 1);
+  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows, styles);
 }
 
 const content = (rows: readonly string[]) => rows.filter((r) => r.trim() !== '');
@@ -76,20 +78,24 @@ function picker(rows: readonly string[]): DialogMatch | undefined {
  * hint — a key-hint footer, or a question right above the group. A list in
  * an agent's prose has no mark, or has the agent's input box under it.
  */
-function menu(rows: readonly string[]): DialogMatch | undefined {
-  const nonBlank = content(rows);
+function menu(rows: readonly string[], styles: readonly (string | null)[] | undefined): DialogMatch | undefined {
+  const kept = rows.flatMap((r, i) => (r.trim() === '' ? [] : [i]));
+  const nonBlank = kept.map((i) => rows[i]!);
+  const rowStyles = styles ? kept.map((i) => styles[i] ?? null) : undefined;
   let end = nonBlank.length - 1;
   const footer = HINT.test(nonBlank[end] ?? '') && !SELECTED.test(nonBlank[end]!);
   if (footer) end--;
-  const group = choiceGroup(nonBlank, end);
+  const group = choiceGroup(nonBlank, end, rowStyles);
   if (!group) return undefined;
   const above = nonBlank[group.start - 1] ?? '';
-  const hinted = footer || HINT.test(above) || QUESTION.test(above.trim());
+  // A highlighted choice under a title is a framed menu (dialog --menu without buttons); a glyph needs a question or a hint.
+  const titled = group.by === 'highlight' && above.trim() !== '';
+  const hinted = footer || titled || HINT.test(above) || QUESTION.test(above.trim());
   return hinted ? { kind: 'menu', text: nonBlank.slice(Math.max(0, group.start - 1)).map((r) => r.trim()).join('\n') } : undefined;
 }
 
-/** Rows ending at `end` whose text starts at one column, exactly one of them marked. */
-function choiceGroup(rows: readonly string[], end: number): { start: number } | undefined {
+/** Rows ending at `end` whose text starts at one column, exactly one of them marked (by a glyph, else by a highlight). */
+function choiceGroup(rows: readonly string[], end: number, styles?: readonly (string | null)[]): { start: number; by: 'glyph' | 'highlight' } | undefined {
   const column = (r: string) => {
     const m = SELECTED.exec(r);
     return m ? { col: r.length - m[2]!.length, marked: true } : { col: r.length - r.trimStart().length, marked: false };
@@ -104,7 +110,23 @@ function choiceGroup(rows: readonly string[], end: number): { start: number } | 
     if (c.marked) marked++;
     start = i;
   }
-  return end - start + 1 >= 2 && marked === 1 ? { start } : undefined;
+  if (end - start + 1 < 2) return undefined;
+  if (marked === 1) return { start, by: 'glyph' };
+  return marked === 0 && styles && oneStandsOut(styles.slice(start, end + 1)) ? { start, by: 'highlight' } : undefined;
+}
+
+/**
+ * Exactly one row highlighted (reverse video or a background of its own)
+ * unlike all the others, which share one: `dialog --menu`'s selection. A
+ * colour of the text alone is not enough (`ls --color` marks directories
+ * so), nor are two highlights in turn (zebra rows).
+ */
+function oneStandsOut(styles: readonly (string | null)[]): boolean {
+  const counts = new Map<string, number>();
+  for (const s of styles) counts.set(highlightOf(s), (counts.get(highlightOf(s)) ?? 0) + 1);
+  if (counts.size !== 2) return false;
+  const [a, b] = [...counts.values()];
+  return Math.min(a!, b!) === 1;
 }
 
 /** Status glyphs that blink or spin in a dialog's title; the dialog is the same dialog whatever they show. */

@@ -13,6 +13,13 @@ export interface ScreenSnapshot {
   readonly alternate: boolean;
   /** Hash of the visible rows; equal rows give equal fingerprints. */
   readonly fingerprint: string;
+  /**
+   * Per row, the style most of its text is drawn in (reverse video, colours),
+   * or null for a blank row: a menu whose selection is shown only by a
+   * highlight has one row styled unlike its siblings. Absent when the
+   * snapshot was made from text alone.
+   */
+  readonly styles?: readonly (string | null)[];
 }
 
 /** Index of the last row holding any non-blank text, or -1 on a blank screen. */
@@ -35,4 +42,14 @@ export function fingerprintRows(rows: readonly string[]): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A row style as rowStyle (src/screen) writes it: reverse video, background, foreground. */
+export function styleKey(inverse: boolean, bgMode: number, bg: number, fgMode: number, fg: number): string {
+  return `${inverse ? 'inv' : ''}/${bgMode}:${bg}/${fgMode}:${fg}`;
+}
+
+/** The highlight part of a style key (reverse video and background), without the text colour. */
+export function highlightOf(style: string | null): string {
+  return (style ?? '').split('/').slice(0, 2).join('/');
 }

@@ -1,8 +1,8 @@
 // @xterm/headless is a webpack CommonJS bundle: Node's ESM loader only sees
 // a default export, so the class is taken off it rather than named-imported.
 import xterm from '@xterm/headless';
-import type { Terminal } from '@xterm/headless';
-import { fingerprintRows, lastNonBlankRow, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
+import { fingerprintRows, lastNonBlankRow, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
@@ -82,9 +82,13 @@ export class Screen {
     const cols = this.term.cols;
     const height = this.term.rows;
     const rows = new Array<string>(height);
+    const styles = new Array<string | null>(height);
+    const cell = buf.getNullCell();
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     for (let y = 0; y < height; y++) {
-      rows[y] = trimSpaces(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
+      const line = buf.getLine(buf.baseY + y);
+      rows[y] = trimSpaces(line?.translateToString(true) ?? '');
+      styles[y] = line && rows[y] !== '' ? rowStyle(line, cols, cell) : null;
     }
     this.cached = {
       rows,
@@ -93,6 +97,7 @@ export class Screen {
       cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
       alternate: buf.type === 'alternate',
       fingerprint: fingerprintRows(rows),
+      styles,
     };
     return this.cached;
   }
@@ -120,6 +125,29 @@ export class Screen {
     this.snapshot();
     this.term.dispose();
   }
+}
+
+/** Box-drawing and block characters: a dialog's frame, not its text. */
+const FRAME = /[\u2500-\u259f]/;
+
+/**
+ * The style most of a row's text cells share: reverse video, then
+ * background and foreground colour (mode and value). Frames and blanks do
+ * not count, so a highlighted choice inside a coloured box still stands out.
+ */
+function rowStyle(line: IBufferLine, cols: number, cell: IBufferCell): string | null {
+  const counts = new Map<string, number>();
+  for (let x = 0; x < cols; x++) {
+    line.getCell(x, cell);
+    const ch = cell.getChars();
+    if (ch === '' || ch === ' ' || FRAME.test(ch)) continue;
+    const key = styleKey(cell.isInverse() !== 0, cell.getBgColorMode(), cell.getBgColor(), cell.getFgColorMode(), cell.getFgColor());
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let best: string | null = null;
+  let most = 0;
+  for (const [key, n] of counts) if (n > most) [best, most] = [key, n];
+  return best;
 }
 
 /**

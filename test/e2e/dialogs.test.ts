@@ -55,6 +55,24 @@ describe('dialogs no rule names (issue 9.2)', () => {
     expect(String(r.action.prompt)).toContain('Pick a target');
   }, 40_000);
 
+  it('a curses menu whose selection is shown only in reverse video (no glyph, no buttons, no hint): blocked unknown-dialog (menu) within 5 s', async () => {
+    const script = [
+      'import curses',
+      'def main(s):',
+      '    curses.curs_set(0)',
+      '    s.addstr(1, 2, "Select the environment")',
+      '    for i, name in enumerate(["staging", "production", "local"]):',
+      '        s.addstr(3 + i, 4, name, curses.A_REVERSE if i == 0 else curses.A_NORMAL)',
+      '    s.refresh()',
+      '    s.getch()',
+      'curses.wrapper(main)',
+    ].join('\n');
+    const r = await superviseDialog(['python3', '-c', script]);
+    expect(r.blocked).toMatchObject({ reason: 'unknown-dialog', class: 'unknown', detail: 'menu' });
+    expect(ms(r.started, r.blocked)).toBeLessThanOrEqual(5_000);
+    expect(String(r.action.prompt)).toBe('Select the environment\nstaging\nproduction\nlocal');
+  }, 40_000);
+
   it.skipIf(need('fzf'))('fzf over a list: blocked unknown-dialog (picker) within 5 s', async () => {
     const r = await superviseDialog(['bash', '-c', 'printf "alpha\\nbeta\\ngamma\\n" | fzf']);
     expect(r.blocked).toMatchObject({ reason: 'unknown-dialog', detail: 'picker' });
