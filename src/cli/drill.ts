@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { drillFile, scenarioFiles } from '../drill/drill.js';
 import { formatReport } from '../drill/report.js';
+import { summarise } from '../drill/summary.js';
 import type { ScenarioResult } from '../drill/scenario-result.js';
 import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
 import { isInputError } from '../util/errors.js';
@@ -49,7 +50,7 @@ async function drill(paths: string[], flags: DrillFlags): Promise<number> {
       errors.push(describeError(e));
     }
   }
-  if (flags.json) process.stdout.write(`${JSON.stringify({ scenarios: results, errors })}\n`);
+  if (flags.json) process.stdout.write(`${JSON.stringify({ scenarios: results, summary: summarise(results), errors })}\n`);
   else process.stdout.write(`${formatReport(results)}\n`);
   for (const e of errors) process.stderr.write(`nightshift: ${e}\n`);
   if (errors.length) return EXIT.input;

@@ -1,6 +1,7 @@
 /** The human-readable drill report: one block per scenario, then a verdict line. */
 import { formatDuration } from '../util/duration.js';
 import type { ScenarioResult, TimelineEntry } from './scenario-result.js';
+import { formatSummary, summarise } from './summary.js';
 
 const verdict = (p: boolean | null) => (p === null ? 'NO EXPECTATIONS' : p ? 'PASS' : 'FAIL');
 
@@ -36,6 +37,7 @@ export function formatReport(results: readonly ScenarioResult[]): string {
   const failed = results.filter((r) => r.passed === false).length;
   const passed = results.filter((r) => r.passed === true).length;
   const none = results.length - failed - passed;
+  if (results.length > 1) blocks.push(formatSummary(summarise(results)));
   blocks.push(`${results.length} scenario(s): ${passed} passed, ${failed} failed, ${none} without expectations`);
   return blocks.join('\n\n');
 }

@@ -42,6 +42,8 @@ export interface ScenarioResult {
   time_to_alert: number | null;
   passed: boolean | null;
   failures: string[];
+  /** Its expectations forbid any block (a must-not-fire screen). */
+  must_not_block: boolean;
 }
 
 const sec = (ms: number) => Math.round(ms) / 1_000;
@@ -84,6 +86,7 @@ export function buildResult(file: string, replay: Replay, expect: Expectations |
     time_to_alert: first ? Math.round((first.t - first.since) * 1_000) / 1_000 : null,
     passed: null,
     failures: [],
+    must_not_block: expect?.never.some((m) => m.state === 'blocked' && !m.reason && !m.rule && !m.class) ?? false,
   };
   if (expect) {
     result.failures = check(result, expect);

@@ -126,7 +126,11 @@ describe('nightshift drill: bad recordings', () => {
     const missing = join(tempDir('ns-e2e-drill-'), 'nope.cast');
     const r = await rejects(missing, undefined, /no such file or directory/);
     // --json keeps its promise of one document, with the problem in `errors`
-    expect(oneJson(r.stdout)).toEqual({ scenarios: [], errors: [expect.stringContaining(`${missing}: no such file or directory`)] });
+    expect(oneJson(r.stdout)).toEqual({
+      scenarios: [],
+      summary: { by_class: [], must_not_fire: 0, false_blocks: 0, no_alert: 0 },
+      errors: [expect.stringContaining(`${missing}: no such file or directory`)],
+    });
   });
 
   it('good and bad together: the good one is still reported, exit 2', async () => {
