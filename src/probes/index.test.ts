@@ -18,6 +18,8 @@ const EXPECTED: Record<string, string[]> = {
   'fake-completion-zh.jsonl': ['fake-completion'],
   'announce-colon-zh.jsonl': ['announce-then-stop'],
   'unverified-change.jsonl': ['unverified-change'],
+  'error-loop-files.jsonl': ['repeated-failure'],
+  'fix-test-changing-failures.jsonl': [],
 };
 
 describe('runProbes', () => {

@@ -47,4 +47,17 @@ describe('no-progress', () => {
       expect(noProgress(trajectory(f), P, ctx()), f).toEqual([]);
     }
   });
+
+  it('a failure on yet another file is nothing new: the masked error counts, not the raw text (issue 10.3)', () => {
+    const files = Array.from({ length: 10 }, (_, i) => [
+      ev.call(`c${i}`, 'Bash', { command: `cat missing-${i}.txt` }),
+      ev.fail(`c${i}r`, `c${i}`, 'Bash', `Exit code 1: cat: missing-${i}.txt: No such file or directory`, `err:missing-${i}`),
+    ]).flat();
+    const [v] = noProgress([ev.start('s'), ...files], P, ctx());
+    expect(v?.evidence).toEqual(['c1r', 'c2r', 'c3r', 'c4r', 'c5r', 'c6r', 'c7r', 'c8r', 'c9r']);
+  });
+
+  it('must not fire on a fix-test loop whose failures change', () => {
+    expect(noProgress(trajectory('fix-test-changing-failures.jsonl'), P, ctx())).toEqual([]);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * no-progress: tool result after tool result that adds nothing new to the
  * task. New means a successful write, a test whose output changed, or a
- * result fingerprint not seen before in the turn. Fingerprints come without
+ * result fingerprint not seen before in the turn (for a failure, its
+ * masked error: repeated-failure.ts failureKey). Fingerprints come without
  * times, ids or token counts (the adapter masks them), otherwise everything
  * would look new forever and this probe would never speak.
  * Pollers are skipped: waiting on CI is neither progress nor a stall here
@@ -9,6 +10,7 @@
  */
 import type { AgentEvent } from '../core/agent-events.js';
 import { writes } from './roles.js';
+import { failureKey } from './repeated-failure.js';
 import { resultsOf, type ResultStep } from './steps.js';
 import { turnsOf } from './turns.js';
 import type { ProbeContext, ProbeProfile, Verdict } from './types.js';
@@ -52,7 +54,8 @@ function staleRuns(results: readonly ResultStep[]): string[][] {
 }
 
 function isNew(r: ResultStep, seen: Set<string>, lastTest: Map<string, string>): boolean {
-  const fp = r.result.fingerprint;
+  // A failure is new only if its masked error is: the same error on another file brings nothing.
+  const fp = r.result.ok ? r.result.fingerprint : failureKey(r);
   let fresh = !seen.has(fp);
   seen.add(fp);
   if (r.result.ok && writes(r.info)) fresh = true;

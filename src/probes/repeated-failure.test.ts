@@ -43,4 +43,16 @@ describe('repeated-failure', () => {
     const events = [ev.start('s1'), ...failing('a', 'x'), ...failing('b', 'x'), ev.end('e1', 'It fails.'), ev.start('s2', 'try again'), ...failing('c', 'x')];
     expect(repeatedFailure(events, P, ctx())).toEqual([]);
   });
+
+  it('fires on the same error over changing file names: the error head is masked (issue 10.3)', () => {
+    const [v, ...rest] = repeatedFailure(trajectory('error-loop-files.jsonl'), P, ctx());
+    expect(rest).toEqual([]);
+    expect(v).toMatchObject({ severity: 'critical', turn: 'e01' });
+    expect(v!.evidence).toEqual(['e03', 'e05', 'e07', 'e09', 'e11', 'e13']);
+    expect(v!.message).toContain('does-not-exist-8.txt');
+  });
+
+  it('must not fire on a fix-test loop whose failures change: other failing tests, a falling count', () => {
+    expect(repeatedFailure(trajectory('fix-test-changing-failures.jsonl'), P, ctx())).toEqual([]);
+  });
 });

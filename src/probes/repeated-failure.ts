@@ -1,6 +1,6 @@
 /**
- * repeated-failure: one tool failing with the same error head again and
- * again, whatever its arguments (Goose: the same error 3× in a row; OpenHands
+ * repeated-failure: one tool failing with the same error head (values
+ * masked: failureKey) again and again, whatever its arguments (Goose: the same error 3× in a row; OpenHands
  * nudges at the 3rd identical error and stops at the 4th).
  *
  * "In a row" is per tool: reads in between (the agent looking around) do not
@@ -8,6 +8,7 @@
  * after a change) or a new turn does.
  */
 import type { AgentEvent } from '../core/agent-events.js';
+import { errorKey } from './error-key.js';
 import { writes } from './roles.js';
 import { labelOf, resultsOf, type ResultStep } from './steps.js';
 import { turnsOf } from './turns.js';
@@ -17,6 +18,7 @@ export const REPEATED_FAILURE = 'repeated-failure';
 
 interface Run {
   readonly head: string;
+  readonly key: string;
   readonly ids: string[];
   last: ResultStep;
 }
@@ -39,6 +41,15 @@ export function repeatedFailure(events: readonly AgentEvent[], profile: ProbePro
   return out;
 }
 
+/**
+ * The same failure again: the error head with its values masked (the same
+ * error on file after file repeats). A test run is judged by its whole
+ * output instead: other failing tests or a falling count is a fix loop at work.
+ */
+export function failureKey(r: ResultStep): string {
+  return r.info.role === 'test' ? `test:${r.result.fingerprint}` : `err:${errorKey(r.result.errorHead ?? '')}`;
+}
+
 function runsOf(results: readonly ResultStep[]): Run[] {
   const current = new Map<string, Run>();
   const all: Run[] = [];
@@ -50,13 +61,14 @@ function runsOf(results: readonly ResultStep[]): Run[] {
       continue;
     }
     const head = r.result.errorHead ?? '';
+    const key = failureKey(r);
     const run = current.get(tool);
-    if (run && run.head === head) {
+    if (run && run.key === key) {
       run.ids.push(r.result.id);
       run.last = r;
       continue;
     }
-    const fresh: Run = { head, ids: [r.result.id], last: r };
+    const fresh: Run = { head, key, ids: [r.result.id], last: r };
     current.set(tool, fresh);
     all.push(fresh);
   }
