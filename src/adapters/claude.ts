@@ -26,6 +26,11 @@ export interface ClaudeState {
   inTurn: boolean;
   /** The message whose end_turn closed the last turn; its other blocks do not end it again. */
   endedMessage: string | undefined;
+  /**
+   * The text of the assistant's latest message that called no tool: the
+   * turn's answer. Text beside a tool call ("I will run the command.") is
+   * narration, and a turn that was interrupted has no answer.
+   */
   lastText: string;
   t: number;
 }
@@ -70,6 +75,8 @@ function assistantEvents(m: Record<string, unknown>, sidechain: boolean, s: Clau
   for (const b of blocks) {
     if (b.type === 'tool_use' && typeof b.name === 'string') {
       calledTool = true;
+      // Blocks of one message come as separate records: a tool call after a text makes that text narration.
+      if (!sidechain) s.lastText = '';
       const args = isRecord(b.input) ? b.input : {};
       const id = next();
       if (typeof b.id === 'string') s.calls.set(b.id, { eventId: id, tool: b.name });
@@ -97,6 +104,7 @@ function userEvents(r: Record<string, unknown>, m: Record<string, unknown>, side
   const text = textOf(m.content).trim();
   if (text === '' || NOT_A_PROMPT.test(text)) return out;
   if (INTERRUPTED.test(text)) {
+    s.lastText = '';
     if (s.inTurn) out.push(endTurn(s, next));
     return out;
   }

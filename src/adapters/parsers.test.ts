@@ -45,6 +45,31 @@ function brief(e: AgentEvent): string {
 const sequence = (kind: AgentKind, file: string) => parseFile(kind, file).events.map(brief);
 
 describe('Claude Code 2.1.112 transcripts (recorded from the real CLI)', () => {
+  it('the turn-end carries the answer, never the narration beside a tool call or the text of an interrupted turn (issue 10.6)', () => {
+    const state = adapterFor('claude').newState('t.jsonl');
+    const rec = (o: object) => JSON.stringify({ timestamp: '2026-12-01T00:00:00Z', ...o });
+    const assistant = (id: string, content: object[], stop: string | null = null) => rec({ type: 'assistant', message: { id, role: 'assistant', content, stop_reason: stop } });
+    const lines = [
+      rec({ type: 'user', message: { role: 'user', content: 'list the files' } }),
+      assistant('m1', [{ type: 'text', text: 'I will list the files.' }]),
+      assistant('m1', [{ type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'ls' } }], 'tool_use'),
+      rec({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'a b' }] } }),
+      assistant('m2', [{ type: 'text', text: 'Now I will look closer.' }]),
+      assistant('m2', [{ type: 'tool_use', id: 'tu2', name: 'Bash', input: { command: 'ls -la' } }], 'tool_use'),
+      rec({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } }),
+      rec({ type: 'user', message: { role: 'user', content: 'go on' } }),
+      assistant('m3', [{ type: 'text', text: 'Checking once more.' }]),
+      assistant('m3', [{ type: 'tool_use', id: 'tu3', name: 'Bash', input: { command: 'ls' } }], 'tool_use'),
+      rec({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu3', content: 'a b' }] } }),
+      assistant('m4', [{ type: 'text', text: 'There are two files, a and b.' }], 'end_turn'),
+    ];
+    const ends = lines.flatMap((l, i) => {
+      const r = adapterFor('claude').parse(l, i + 1, state);
+      return Array.isArray(r) ? r.filter((e) => e.kind === 'turn-end') : [];
+    });
+    expect(ends.map((e) => (e.kind === 'turn-end' ? e.finalText : ''))).toEqual(['', 'There are two files, a and b.']);
+  });
+
   it('touch x, allowed: prompt, tool call, ok result, answer, end of turn', () => {
     expect(sequence('claude', 'claude-2.1.112-touch.jsonl')).toEqual([
       '4:0 turn-start please run touch x',

@@ -9,6 +9,7 @@
  */
 import type { AgentEvent } from '../core/agent-events.js';
 import { runProbes, verdictKey, type ProbeContext, type ProbeProfile, type Verdict } from '../probes/index.js';
+import { verificationOf, type Verification } from '../probes/unverified-change.js';
 
 export type ResponseKind = 'nudge' | 'escalate' | 'stop' | 'record';
 
@@ -41,6 +42,11 @@ export class AgentMonitor {
 
   get stats() {
     return { steps: this.steps, tokens: this.tokens, finalText: this.lastFinal, unverified: this.unverified, events: this.events.length, openCalls: this.openCalls() };
+  }
+
+  /** Whether the job's changes were checked (unverified-change.ts); computed when asked, at the job's end. */
+  verification(): Verification {
+    return verificationOf(this.events, this.profile);
   }
 
   /** Tool calls nobody saw return: their outcome is unknown. */

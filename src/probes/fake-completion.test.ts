@@ -78,4 +78,12 @@ describe('fake-completion', () => {
       expect(claimOf(no, rules), no).toBeNull();
     }
   });
+
+  it('claims a git fact only when git status ran (issue 10.6)', () => {
+    const claim = [ev.start('s'), ...pair('r', 'Read', { file_path: 'a.ts' }, 'a'), ev.text('t', 'I fixed the bug.'), ev.end('e', 'I fixed the bug.')];
+    expect(fakeCompletion(claim, P, ctx({ gitChanged: false }))[0]!.message).toContain('and git saw no change');
+    const outside = fakeCompletion(claim, P, ctx({ gitChanged: null }))[0]!.message;
+    expect(outside).not.toContain('git saw');
+    expect(outside).toContain('(no git status to check)');
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bash, ctx, defaultProfile as P, ev, pair, trajectory } from '../../test/fixtures/trajectories/load.js';
-import { unverifiedChange } from './unverified-change.js';
+import { unverifiedChange, verificationOf } from './unverified-change.js';
 
 const edit = pair('w', 'Edit', { file_path: 'a.ts' }, 'edited');
 const turn = (...work: ReturnType<typeof pair>[]) => [ev.start('s'), ...work.flat(), ev.text('t', 'Done.'), ev.end('e', 'Done.')];
@@ -39,5 +39,16 @@ describe('unverified-change', () => {
   it('needs a finished turn and a successful write', () => {
     expect(unverifiedChange([ev.start('s'), ...edit], P, ctx())).toEqual([]);
     expect(unverifiedChange(turn(pair('w', 'Edit', { file_path: 'a.ts' }, 'no match', false)), P, ctx())).toEqual([]);
+  });
+});
+
+describe('verificationOf: what the job as a whole verified (issue 10.6)', () => {
+  it('is verified only when changes were made and checked', () => {
+    expect(verificationOf(turn(edit, pair('r', 'Read', { file_path: 'a.ts' }, 'a')), P)).toBe('verified');
+    expect(verificationOf(turn(edit), P)).toBe('unverified');
+  });
+  it('a loop that changed nothing verified nothing', () => {
+    const loop = Array.from({ length: 5 }, (_, i) => bash(`l${i}`, 'ls -la', 'same listing'));
+    expect(verificationOf(turn(...loop), P)).toBe('nothing-changed');
   });
 });

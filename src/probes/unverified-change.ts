@@ -39,3 +39,22 @@ function unverifiedWrite(results: readonly ResultStep[]): ResultStep | null {
   }
   return pending;
 }
+
+export type Verification = 'verified' | 'unverified' | 'nothing-changed';
+
+/**
+ * What the job as a whole verified: `verified` only when it changed files
+ * and a successful check followed the last change of every turn that made
+ * one; a job that changed nothing verified nothing (a loop of `ls` is not
+ * verified work).
+ */
+export function verificationOf(events: readonly AgentEvent[], profile: ProbeProfile): Verification {
+  let changed = false;
+  for (const turn of turnsOf(events)) {
+    const results = resultsOf(turn, profile.rules);
+    if (!results.some((r) => r.result.ok && writes(r.info))) continue;
+    changed = true;
+    if (unverifiedWrite(results)) return 'unverified';
+  }
+  return changed ? 'verified' : 'nothing-changed';
+}

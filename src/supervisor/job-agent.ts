@@ -63,7 +63,8 @@ export class JobAgent {
       agent: this.kind,
       transcript: this.watch.transcript,
       final_answer: this.finalText,
-      verified: s.events === 0 ? null : !s.unverified,
+      // Nothing changed is nothing verified: a loop of `ls` must not read as verified work.
+      verified: s.events === 0 ? null : this.watch.monitor.verification() === 'verified',
       steps: s.steps,
       tokens: s.tokens,
     };
@@ -113,6 +114,7 @@ export class JobAgent {
   async writeCard(stopReason: string, detail: string | null, wallMs: number): Promise<void> {
     const artefacts = await this.watch.artefacts();
     const s = this.watch.monitor.stats;
+    const verification = this.watch.monitor.verification();
     const card: ResumeCard = {
       job: this.host.id,
       name: this.host.name,
@@ -121,8 +123,8 @@ export class JobAgent {
       stop_reason: stopReason,
       stop_detail: detail,
       time: new Date(this.host.now()).toISOString(),
-      verified: s.unverified ? [] : s.events ? ['no unverified change was seen'] : [],
-      open: s.unverified ? ['files were changed with no successful read/test/list afterwards'] : [],
+      verified: verification === 'verified' ? ['every change was followed by a successful read, test or list'] : [],
+      open: verification === 'unverified' ? ['files were changed with no successful read/test/list afterwards'] : [],
       budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
       artefacts,
       unknown_outcome: s.openCalls,
