@@ -45,10 +45,19 @@ function formatShown(s: Shown): string {
   if (s.screen !== null) out.push('  screen:', ...s.screen.split('\n').map((l) => `    │ ${l}`));
   if (s.evidence.length) {
     out.push('  evidence:');
-    for (const e of s.evidence) out.push(`    ${String(e.type)} ${String(e.decision ?? e.followed ?? '')} ${String(e.why ?? '')} ${e.answered_by ? `by ${String(e.answered_by)}` : ''}`.trimEnd());
+    for (const e of s.evidence) out.push(`    ${evidenceLine(e)}`);
   }
   out.push(...formatPages(s.pages));
   return `${out.join('\n')}\n`;
+}
+
+/** One evidence record as a line: a verdict says its probe, message and the transcript events it cites. */
+export function evidenceLine(e: Record<string, unknown>): string {
+  if (e.type === 'verdict') {
+    const cites = Array.isArray(e.evidence) && e.evidence.length ? ` [events ${e.evidence.map(String).join(' ')}]` : '';
+    return `verdict ${String(e.probe)} (${String(e.severity)}) → ${String(e.response)}: ${String(e.message)}${cites}`;
+  }
+  return `${String(e.type)} ${String(e.decision ?? e.followed ?? '')} ${String(e.why ?? '')} ${e.answered_by ? `by ${String(e.answered_by)}` : ''}`.trimEnd();
 }
 
 /** Kind, status, round and notifier of every page; failures only when there were some. */
