@@ -60,3 +60,27 @@ export function describeBlock(reason: Reason, prompt: string | undefined): strin
       return 'nothing moves: screen quiet, no tool call, no child activity';
   }
 }
+
+const BLOCK_WHY: Readonly<Record<string, string>> = {
+  hung: 'nothing moves',
+  'unknown-dialog': 'a dialog no rule names: escalated, never answered',
+  'agent-waiting': 'the agent says it waits for a person and no rule names its screen: escalated, never answered',
+  'unknown-prompt': 'unrecognised question on a quiet screen',
+};
+
+/** The escalation of a block no rule's prompt is behind (hung, an unknown question or dialog, the agent's word). */
+export function blockAction(reason: Reason, prompt: string | undefined, since: number, now: number, screen: readonly string[]): Action {
+  return {
+    t: now,
+    kind: 'escalate',
+    rule: null,
+    class: reason.class ?? null,
+    prompt: prompt ?? null,
+    text: describeBlock(reason, prompt),
+    reason: reason.code,
+    since,
+    screen,
+    layer: 'watchdog',
+    why: BLOCK_WHY[reason.code] ?? reason.code,
+  };
+}

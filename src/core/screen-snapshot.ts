@@ -53,3 +53,10 @@ export function styleKey(inverse: boolean, bgMode: number, bg: number, fgMode: n
 export function highlightOf(style: string | null): string {
   return (style ?? '').split('/').slice(0, 2).join('/');
 }
+
+/** The bottom of the screen's content (up to n rows), for a page when no rule cut the prompt out. */
+export function bottomText(rows: readonly string[], n = 12): string | undefined {
+  const last = lastNonBlankRow(rows);
+  const text = rows.slice(Math.max(0, last - n + 1), last + 1).map((r) => r.trimEnd()).join('\n').trim();
+  return text || undefined;
+}

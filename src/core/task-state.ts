@@ -27,10 +27,10 @@ export interface Transition {
   readonly reason: Reason;
 }
 
-/** Reason codes each state accepts. `budget:` and future codes extend these lists. */
+/** Reason codes each state accepts. `budget:` (any state) and `probe:<name>` (blocked) extend these lists. */
 export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
-  running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'quiet-child-busy', 'quiet-tool-in-flight'],
+  running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'continued', 'quiet-child-busy', 'quiet-tool-in-flight'],
   blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
   done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted'],
 };
@@ -44,6 +44,9 @@ const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {
   done: [],
 };
 
+/** A probe's escalation binds: `blocked` with reason `probe:<name>` until a person acts. */
+export const PROBE_BLOCK = 'probe:';
+
 export class IllegalTransitionError extends Error {
   constructor(from: TaskState, to: TaskState, reason: Reason) {
     super(`illegal transition ${from} → ${to} (reason ${reason.code})`);
@@ -53,7 +56,8 @@ export class IllegalTransitionError extends Error {
 
 export function isLegal(from: TaskState, to: TaskState, reason: Reason): boolean {
   if (!MOVES[from].includes(to)) return false;
-  if (!REASONS[to].includes(reason.code) && !reason.code.startsWith('budget:')) return false;
+  const extended = reason.code.startsWith('budget:') || (to === 'blocked' && reason.code.startsWith(PROBE_BLOCK));
+  if (!REASONS[to].includes(reason.code) && !extended) return false;
   if (to === 'blocked' && reason.code === 'prompt' && !reason.rule) return false;
   return true;
 }

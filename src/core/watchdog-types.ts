@@ -58,6 +58,10 @@ export type Signal =
   | { readonly kind: 'foreground'; readonly program: string | null }
   /** The foreground process is blocked reading the terminal (or stopped doing so): a line prompt waits for sure. */
   | { readonly kind: 'tty-read'; readonly reading: boolean }
+  /** A probe escalated (a loop, no progress, a refused claim): blocked until a person acts. */
+  | { readonly kind: 'probe'; readonly probe: string; readonly text: string }
+  /** A person acted on the job (`continue`, `send`, `answer`, `key`): `by` is `human:<user>`. */
+  | { readonly kind: 'person'; readonly action: string; readonly by: string }
   /** What the agent itself says (hooks, notify programs, session files): see agent-state.ts. */
   | { readonly kind: 'agent'; readonly signal: AgentState }
   | {

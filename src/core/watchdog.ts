@@ -6,15 +6,15 @@
  */
 import type { Clock } from './clock.js';
 import { matchPrompt, type PromptMatch } from './prompt-match.js';
-import type { ScreenSnapshot } from './screen-snapshot.js';
-import { TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
-import { NO_RESPONDER, describeBlock, promptAction } from './actions.js';
+import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
+import { PROBE_BLOCK, TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
+import { NO_RESPONDER, blockAction, promptAction } from './actions.js';
 import { ToolTracker } from './tool-tracker.js';
 import { ScreenNovelty } from './novelty.js';
 import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
+import { AgentWait, type StillnessView } from './agent-wait.js';
 import {
-  AGENT_WAIT_GRACE_MS,
   DEFAULT_WATCHDOG,
   EARLY_SETTLE_MS,
   type Action,
@@ -64,10 +64,8 @@ export class Watchdog {
   /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
   private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
   private episode: Episode | undefined;
-  /** The agent said it waits for a person (agent-state.ts), since it first said so. */
-  private agentWait: { readonly signal: AgentState; readonly since: number } | undefined;
-  /** The agent last said it works (a hook at a tool call): progress, like a tool event. */
-  private agentWorkedAt = -Infinity;
+  /** What the agent said about itself (agent-wait.ts). */
+  private readonly agent = new AgentWait();
   private foreground: string | null = null;
   private readingTty = false;
   /** An automatic answer awaiting proof that its prompt left the screen. */
@@ -161,6 +159,12 @@ export class Watchdog {
       case 'agent':
         this.onAgent(signal.signal, now);
         break;
+      case 'probe':
+        this.onProbe(signal.probe, signal.text, now);
+        break;
+      case 'person':
+        this.onPerson(signal.by, now);
+        break;
       case 'exit':
         this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
         return;
@@ -181,8 +185,8 @@ export class Watchdog {
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.settleFor(this.candidate));
     if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
-    const w = this.agentWait;
-    if (w && this.sm.state === 'running' && !this.candidate) due.push(w.signal.hint ? Math.max(w.since, this.lastNewScreen, this.procIdleSince) + this.config.settleMs : w.since + AGENT_WAIT_GRACE_MS);
+    const agentDue = this.sm.state === 'running' && !this.candidate ? this.agent.deadline(this.stillness()) : undefined;
+    if (agentDue !== undefined) due.push(agentDue);
     if (this.sm.state === 'running') {
       due.push(this.lastNewScreen + this.config.screenQuietMs);
       if (!this.somethingMoves()) due.push(Math.max(this.lastNewScreen + this.config.screenQuietMs, this.hangDeadline()));
@@ -213,19 +217,14 @@ export class Watchdog {
    */
   private wokenByScreen(now: number): boolean {
     const code = this.sm.reason.code;
-    if (code === 'prompt' || code === 'unknown-dialog') return false;
+    if (code === 'prompt' || code === 'unknown-dialog' || this.probeBlocked()) return false;
     return code !== 'agent-waiting' || now - (this.episode?.at ?? now) >= this.config.settleMs;
   }
 
   /** Only an agent-waiting block ends on the agent's word; a hang ends when the agent works again. */
   private onAgent(s: AgentState, now: number): void {
-    if (s.state === 'waiting') {
-      // A documented source's word replaces a hint's; a repeated word keeps its first time.
-      if (!this.agentWait || (this.agentWait.signal.hint && !s.hint)) this.agentWait = { signal: s, since: now };
-      return;
-    }
-    this.agentWait = undefined;
-    if (s.state === 'working') this.agentWorkedAt = now;
+    this.agent.say(s, now);
+    if (s.state === 'waiting') return;
     const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
     if (code === 'agent-waiting' || (code === 'hung' && s.state === 'working')) {
       this.episode = undefined;
@@ -259,9 +258,9 @@ export class Watchdog {
 
   /** Activity ends an unknown-prompt or hung episode; a known prompt ends only when it leaves the screen. */
   private wake(code: 'screen' | 'tool' | 'proc', now: number): void {
-    if (this.sm.state !== 'blocked' || this.sm.reason.code === 'prompt') return;
+    if (this.sm.state !== 'blocked' || this.sm.reason.code === 'prompt' || this.probeBlocked()) return;
     this.episode = undefined;
-    this.agentWait = undefined;
+    this.agent.clear();
     this.move('running', { code }, now);
   }
 
@@ -276,10 +275,9 @@ export class Watchdog {
       this.episode = undefined;
       this.move('running', { code: 'prompt-cleared' }, now);
     }
-    if (this.agentWaitDue(now)) {
-      const w = this.agentWait!;
-      const detail = agentStateDetail(w.signal);
-      this.block({ code: 'agent-waiting', class: 'unknown', detail }, this.bottomText(), w.since, now, `agent:${detail}`);
+    if (this.sm.state === 'running' && !this.candidate && this.agent.due(now, this.stillness())) {
+      const detail = agentStateDetail(this.agent.signal!);
+      this.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);
       return;
     }
     const d = this.dialog;
@@ -310,25 +308,37 @@ export class Watchdog {
   }
 
   /**
-   * The agent's "waiting" blocks when no rule's prompt is on screen (a rule
-   * says more): a documented hook after a short grace, a hint only on a
-   * screen with nothing new for the settle time and an idle process tree.
+   * A probe's escalation binds (issue 10.1): the job is blocked on it until a
+   * person acts, whatever the agent does meanwhile (it is being interrupted;
+   * its screen and transcript keep moving). A person already needed at a
+   * prompt or dialog keeps that block; the probe's page still goes out.
    */
-  private agentWaitDue(now: number): boolean {
-    const w = this.agentWait;
-    if (!w || this.sm.state !== 'running' || this.candidate) return false;
-    if (!w.signal.hint) return now - w.since >= AGENT_WAIT_GRACE_MS;
-    const settle = this.config.settleMs;
-    const idleFor = this.procBusy ? 0 : now - this.procIdleSince;
-    return now - w.since >= settle && now - this.lastNewScreen >= settle && idleFor >= settle && !this.toolFinishedSince(w.since);
+  private onProbe(probe: string, text: string, now: number): void {
+    const code = `${PROBE_BLOCK}${probe}`;
+    const reason: Reason = { code, detail: text };
+    const action: Action = { ...blockAction(reason, undefined, now, now, this.screen?.rows ?? []), text: `${probe}: ${text}`, layer: 'probe', why: text };
+    if (this.sm.state === 'running' || (this.sm.state === 'blocked' && (this.probeBlocked() || this.sm.reason.code === 'hung'))) {
+      if (this.sm.reason.code === code) return;
+      this.episode = { code, key: code, since: now, at: now };
+      this.move('blocked', reason, now);
+    }
+    this.act(action);
   }
 
-  /** The bottom of the screen's content, for a page when no rule cut the prompt out. */
-  private bottomText(): string | undefined {
-    const rows = (this.screen?.rows ?? []).map((r) => r.trimEnd());
-    while (rows.length && rows.at(-1) === '') rows.pop();
-    const text = rows.slice(-12).join('\n').trim();
-    return text || undefined;
+  /** A person's `continue`, `send`, `answer` or `key` ends a probe's block: they decided the agent goes on. */
+  private onPerson(by: string, now: number): void {
+    if (!this.probeBlocked()) return;
+    this.episode = undefined;
+    this.move('running', { code: 'continued', detail: by }, now);
+  }
+
+  private probeBlocked(): boolean {
+    return this.sm.state === 'blocked' && this.sm.reason.code.startsWith(PROBE_BLOCK);
+  }
+
+  private stillness(): StillnessView {
+    const { settleMs } = this.config;
+    return { settleMs, lastNewScreen: this.lastNewScreen, procBusy: this.procBusy, procIdleSince: this.procIdleSince, lastToolFinish: this.tools.lastFinishAt ?? -Infinity };
   }
 
   /** A line prompt (cursor on its line) whose program sits in a terminal read settles early; any other keeps the settle time. */
@@ -357,7 +367,7 @@ export class Watchdog {
 
   private lastProgress(): number {
     const proc = this.procBusy ? Infinity : this.procIdleSince;
-    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc, this.agentWorkedAt);
+    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc, this.agent.workedAt);
   }
 
   private hangDeadline(): number {
@@ -403,19 +413,7 @@ export class Watchdog {
   private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {
     this.episode = { code: reason.code, key, since, at: now };
     this.move('blocked', reason, now);
-    this.act({
-      t: now,
-      kind: 'escalate',
-      rule: null,
-      class: reason.class ?? null,
-      prompt: prompt ?? null,
-      text: describeBlock(reason, prompt),
-      reason: reason.code,
-      since,
-      screen: this.screen?.rows ?? [],
-      layer: 'watchdog',
-      why: BLOCK_WHY[reason.code] ?? 'unrecognised question on a quiet screen',
-    });
+    this.act(blockAction(reason, prompt, since, now, this.screen?.rows ?? []));
   }
 
   private restate(reason: Reason, now: number): void {
@@ -433,8 +431,3 @@ export class Watchdog {
   }
 }
 
-const BLOCK_WHY: Readonly<Record<string, string>> = {
-  hung: 'nothing moves',
-  'unknown-dialog': 'a dialog no rule names: escalated, never answered',
-  'agent-waiting': 'the agent says it waits for a person and no rule names its screen: escalated, never answered',
-};
