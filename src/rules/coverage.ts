@@ -65,7 +65,16 @@ export function unknownCoverage(rules: readonly PromptRule[], agent: string, why
 }
 
 /** Programs of the agent rules that name no checked version are listed by `rules check` (they were never compared with a real screen). */
-const AGENT_PROGRAMS: Readonly<Record<string, string>> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini' };
+const AGENT_PROGRAMS: Readonly<Record<string, string>> = {
+  claude: 'claude-code',
+  codex: 'codex',
+  gemini: 'gemini',
+  copilot: 'copilot',
+  opencode: 'opencode',
+  qwen: 'qwen',
+  'cursor-agent': 'cursor-agent',
+  kimi: 'kimi',
+};
 
 /** `claude-code 2.1.112, 2.1.332 (2 rules); codex 0.171.0 (1 rule)` for `rules check`, plus the agent rules that name none. */
 export function coverageSummary(rules: readonly PromptRule[]): { coverage: string; unchecked: string[] } {

@@ -2,13 +2,23 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { matchPrompt, matchPrompts } from '../core/prompt-match.js';
+import { matchPrompt, matchPrompts, tailWindow } from '../core/prompt-match.js';
+import { lastNonBlankRow } from '../core/screen-snapshot.js';
+import { RISK_CONTEXT_ROWS } from '../responder/responder.js';
+import { commandFromPrompt } from '../responder/packages.js';
 import { InputError } from '../util/errors.js';
 import { shippedRules, RULES_DIR } from '../../test/helpers/rules.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
 import { loadRules, parseRuleFile } from './load.js';
 
 const screenFile = (name: string) => readFileSync(new URL(`../../test/fixtures/screens/${name}`, import.meta.url), 'utf8');
+/** As the responder reads it: from the rows above the dialog too, not only the matched ones. */
+const commandOf = (text: string) => {
+  const snap = snapshotOf(text, { cursor: 'below' });
+  const m = matchPrompt(snap, shippedRules.prompts);
+  const context = tailWindow(snap.rows, lastNonBlankRow(snap.rows), Math.max(m?.rule.lines ?? 0, RISK_CONTEXT_ROWS)).text;
+  return m?.rule.extract ? commandFromPrompt(m.rule.extract, context) : undefined;
+};
 const ruleOf = (text: string, cursor?: 'below') =>
   matchPrompt(snapshotOf(text, cursor ? { cursor } : {}), shippedRules.prompts)?.rule.id;
 
@@ -18,7 +28,31 @@ describe('shipped prompt rules', () => {
     ['claude-2.1.332-bash-permission.txt', 'claude-code-permission'],
     ['codex-0.171-approval.txt', 'codex-approval'],
     ['gemini-0.61-approval.txt', 'gemini-approval'],
+    ['copilot-1.0.102-shell-permission.txt', 'copilot-permission'],
+    ['copilot-1.0.102-trust.txt', 'copilot-trust'],
+    ['opencode-1.18.33-bash-permission.txt', 'opencode-permission'],
+    ['qwen-0.24.4-shell-permission.txt', 'qwen-code-approval'],
   ])('recognise the real agent dialog in %s', (file, id) => {
+    expect(ruleOf(screenFile(file), 'below')).toBe(id);
+  });
+
+  it.each([
+    ['copilot-1.0.102-shell-permission.txt', 'touch nightshift-probe.txt'],
+    ['opencode-1.18.33-bash-permission.txt', 'touch nightshift-probe.txt'],
+    ['qwen-0.24.4-shell-permission.txt', 'touch nightshift-probe.txt'],
+  ])('read the command the real dialog in %s asks to run', (file, cmd) => {
+    expect(commandOf(screenFile(file))).toBe(cmd);
+  });
+
+  // No CLI to run here (see rules/prompts.yaml): these screens are written
+  // by hand, Kimi's from the render() of kimi-cli 1.49.0's approval panel
+  // (Rich rounded box, "approval" title), Cursor's from the wording in the
+  // field notes and other tools' published captures.
+  it.each([
+    ['kimi-1.49-synthetic-shell-approval.txt', 'kimi-approval'],
+    ['cursor-synthetic-run-command.txt', 'cursor-agent-approval'],
+    ['cursor-synthetic-write-file.txt', 'cursor-agent-approval'],
+  ])('recognise the synthetic dialog in %s', (file, id) => {
     expect(ruleOf(screenFile(file), 'below')).toBe(id);
   });
 
@@ -48,6 +82,12 @@ describe('shipped prompt rules', () => {
     ['a y/n prompt quoted in a log line, followed by more output', 'log: user answered Continue? [Y/n]\nbuilding...', undefined],
     ['a prompt echoed with a trailing newline', 'Ok to proceed? (y)', 'below'],
     ['an ordinary numbered list in a reply', 'Here is the plan:\n1. Yes, refactor\n2. No tests', undefined],
+    ['prose quoting the Copilot options', 'Copilot asks: Do you want to run this command?\nPick 1. Yes or 3. No, and tell Copilot what to do differently.', 'below'],
+    ['a Copilot dialog that output has scrolled past', `${screenFile('copilot-1.0.102-shell-permission.txt').trimEnd()}\n ● Operation cancelled by user\n ● Running tests\n ● Done`, 'below'],
+    ['prose quoting the opencode options', 'The prompt reads △ Permission required\nwith Allow once   Allow always   Reject.\nI chose Reject.\nThen it stopped.\nok', 'below'],
+    ['prose quoting the Qwen options', "Qwen asked: Allow execution of: 'rm'?\n1. Yes, allow once\n4. No, suggest changes (esc)", 'below'],
+    ['prose quoting the Cursor options', 'Cursor shows "Run this command?" with Run (once) (y) and Skip (esc or n).', 'below'],
+    ['prose quoting the Kimi options', 'It said Shell is requesting approval to run command: ls\n→ [1] Approve once\nand then 1/2/3/4 choose at the bottom.', 'below'],
   ] as const)('do not match %s', (_why, text, cursor) => {
     expect(ruleOf(text, cursor)).toBeUndefined();
   });
