@@ -1,7 +1,6 @@
 /** `nightshift answer JOB TEXT` — a person answers the prompt a job is blocked on (recorded as human). */
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { addStateFlag, callDaemon, type StateFlag } from './daemon-client.js';
+import { addStateFlag, callDaemon, currentUser, type StateFlag } from './daemon-client.js';
 
 export function registerAnswer(program: Command): void {
   addStateFlag(
@@ -11,7 +10,7 @@ export function registerAnswer(program: Command): void {
       .argument('<job>', 'name or id')
       .argument('<text>', 'the answer'),
   ).action(async (job: string, text: string, f: StateFlag) => {
-    const who = process.env.NIGHTSHIFT_USER ?? process.env.USER ?? userInfo().username;
+    const who = currentUser();
     const r = await callDaemon<{ job: string; keys: string[]; answered_by: string }>(f, 'answer', { job, text, who });
     process.stdout.write(`answered ${job}: ${JSON.stringify(r.keys)} as ${r.answered_by}\n`);
   });

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 /** Shared by the verbs that talk to the daemon: --state, and calling it. */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -30,4 +31,9 @@ export function ago(iso: string | null, now = Date.now()): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** Who acts, for `human:<user>` in evidence: NIGHTSHIFT_USER, else the login name. */
+export function currentUser(): string {
+  return process.env.NIGHTSHIFT_USER ?? process.env.USER ?? userInfo().username;
 }

@@ -9,6 +9,7 @@ import { registerAnswer } from './answer.js';
 import { registerAttach } from './attach.js';
 import { registerBoard } from './board.js';
 import { registerCancel } from './cancel.js';
+import { registerContinue } from './continue.js';
 import { registerDaemon } from './daemon.js';
 import { registerKey } from './key.js';
 import { registerLogs } from './logs.js';
@@ -32,7 +33,7 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
-  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats]) {
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats]) {
     register(program);
   }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.

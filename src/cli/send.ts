@@ -1,6 +1,6 @@
 /** `nightshift send JOB TEXT` — type a line into a job (Enter after it). */
 import type { Command } from 'commander';
-import { addStateFlag, callDaemon, type StateFlag } from './daemon-client.js';
+import { addStateFlag, callDaemon, currentUser, type StateFlag } from './daemon-client.js';
 
 export function registerSend(program: Command): void {
   addStateFlag(
@@ -11,7 +11,7 @@ export function registerSend(program: Command): void {
       .argument('<text>', 'what to type')
       .option('--no-enter', 'do not press Enter after the text'),
   ).action(async (job: string, text: string, f: StateFlag & { enter: boolean }) => {
-    await callDaemon(f, 'send', { job, text, enter: f.enter });
+    await callDaemon(f, 'send', { job, text, enter: f.enter, who: currentUser() });
     process.stdout.write(`sent to ${job}\n`);
   });
 }

@@ -26,6 +26,11 @@ export function toolMarker(e: ToolEvent): string {
   return e.phase === 'start' ? `tool:${e.name}` : `tool-done:${e.name}`;
 }
 
+/** A person acted on the job (`continue`, `send`, `key`, `answer`): drills replay the end of a probe's block. */
+export function personMarker(action: string, by: string): string {
+  return `person:${action}:${by}`;
+}
+
 export function parseMarker(label: string):
   | { kind: 'tool'; event: ToolEvent }
   | { kind: 'proc'; busy: boolean }
@@ -33,7 +38,10 @@ export function parseMarker(label: string):
   | { kind: 'foreground'; program: string }
   | { kind: 'tty'; reading: boolean }
   | { kind: 'agent'; state: AgentState }
+  | { kind: 'person'; action: string; by: string }
   | { kind: 'other'; label: string } {
+  const person = /^person:([a-z-]+):(.+)$/.exec(label);
+  if (person) return { kind: 'person', action: person[1]!, by: person[2]! };
   const agent = parseAgentStateMarker(label);
   if (agent) return { kind: 'agent', state: agent };
   if (label.startsWith('tool:')) return { kind: 'tool', event: { phase: 'start', name: label.slice(5) } };

@@ -56,22 +56,35 @@ export const COMMANDS: readonly DaemonCommand[] = [
   }),
   defineCommand({
     name: 'send',
-    usage: '{job, text, enter?}',
-    args: z.strictObject({ job: text, text, enter: z.boolean().optional() }),
+    usage: '{job, text, enter?, who?}',
+    args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who: z.string().optional() }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
-      await liveJob(d, rec, 'send to').live.sendText(a.text, a.enter !== false);
+      await liveJob(d, rec, 'send to').live.personSend(a.text, a.enter !== false, a.who || 'unknown');
       return { job: rec.id };
     },
   }),
   defineCommand({
+    name: 'continue',
+    usage: '{job, who?}',
+    args: z.strictObject({ job: text, who: z.string().optional() }),
+    handler: (d, a) => {
+      const rec = d.board.require(a.job);
+      const who = a.who || 'unknown';
+      const was = rec.reason.code;
+      liveJob(d, rec, 'continue').live.continueJob(who);
+      d.pager.ack(rec.id);
+      return { job: rec.id, by: `human:${who}`, was };
+    },
+  }),
+  defineCommand({
     name: 'key',
-    usage: '{job, key}',
-    args: z.strictObject({ job: text, key: text }),
+    usage: '{job, key, who?}',
+    args: z.strictObject({ job: text, key: text, who: z.string().optional() }),
     handler: (d, a) => {
       const rec = d.board.require(a.job);
       keySequence(a.key);
-      liveJob(d, rec, 'press keys in').live.sendKey(a.key);
+      liveJob(d, rec, 'press keys in').live.personKey(a.key, a.who || 'unknown');
       return { job: rec.id, key: a.key };
     },
   }),

@@ -17,12 +17,8 @@ import { detectAgent } from '../adapters/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
+import { actionPage, cliCommand, type PageBase } from './job-pages.js';
 
-
-/** Blocks with no rule behind them: a person decides, as for an unknown question. */
-const WAITS_FOR_PERSON: ReadonlySet<string> = new Set(['unknown-prompt', 'unknown-dialog', 'agent-waiting']);
-/** A dialog (or what an agent says is one) is answered with keys (arrows, Tab, Enter): attach and press them. */
-const ANSWERED_BY_KEYS: ReadonlySet<string> = new Set(['unknown-dialog', 'agent-waiting']);
 export interface DaemonJobDeps {
   readonly board: Board;
   readonly pager: Pager;
@@ -133,7 +129,7 @@ export class DaemonJob {
       reason: t.reason.code,
       prompt: `${this.record.name} failed: ${how}`,
       urgent: false,
-      answer_command: `nightshift logs ${this.record.name}`,
+      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name),
     }, this.redact);
   }
 
@@ -203,7 +199,7 @@ export class DaemonJob {
     void this.live.stop(cause);
   }
 
-  private pageBase(): Omit<Page, 'kind' | 'reason' | 'prompt' | 'urgent' | 'key'> {
+  private pageBase(): PageBase {
     const rows = this.liveJob?.screen.snapshot().rows.filter((r) => r.trim() !== '') ?? [];
     return {
       job: this.id,
@@ -212,29 +208,14 @@ export class DaemonJob {
       rule: null,
       class: null,
       screen: rows.slice(-8),
-      answer_command: `nightshift show ${this.record.name}`,
+      answer_command: cliCommand(this.deps.stateDir, 'show', this.record.name),
       time: new Date(this.deps.now()).toISOString(),
     };
   }
 
   private pageFor(a: Action): Page {
-    // A dialog no rule names waits for a person as an unknown question does.
-    const kind = a.reason === 'prompt' ? 'prompt' : a.reason === 'hung' ? 'hung' : WAITS_FOR_PERSON.has(a.reason) ? 'unknown-prompt' : 'other';
     const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
-    const suggested = rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>';
-    const answer =
-      a.reason === 'hung' ? `nightshift show ${this.record.name}` : ANSWERED_BY_KEYS.has(a.reason) ? `nightshift attach ${this.record.name}` : `nightshift answer ${this.record.name} ${suggested}`;
-    return {
-      ...this.pageBase(),
-      key: `${this.id}:${this.episode}`,
-      kind,
-      reason: a.reason,
-      rule: a.rule,
-      class: a.class,
-      prompt: a.prompt,
-      urgent: kind === 'prompt' || kind === 'unknown-prompt',
-      answer_command: answer,
-    };
+    return actionPage(a, this.pageBase(), `${this.id}:${this.episode}`, this.deps.stateDir, rule);
   }
 }
 

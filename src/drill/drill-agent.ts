@@ -18,6 +18,8 @@ export class DrillAgent {
   constructor(
     profile: ProbeProfile,
     private readonly clock: Clock,
+    /** Where an escalation goes (the watchdog's probe block); without one it is an action of its own. */
+    private readonly escalate?: (probe: string, text: string) => void,
   ) {
     this.monitor = new AgentMonitor(profile);
   }
@@ -39,6 +41,10 @@ export class DrillAgent {
     const gitChanged = e.kind === 'turn-end' ? (this.gitByTurn.get(e.id) ?? null) : null;
     for (const r of this.monitor.observe(e, { gitChanged })) {
       if (r.kind === 'record') continue;
+      if (r.kind === 'escalate' && this.escalate) {
+        this.escalate(r.verdict.probe, r.why);
+        continue;
+      }
       const t = this.clock.now();
       this.actions.push({
         t,

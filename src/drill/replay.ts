@@ -33,9 +33,10 @@ export async function replayCast(
   probes?: ProbeProfile,
 ): Promise<Replay> {
   const clock = new ManualClock(0);
-  const agent = probes ? new DrillAgent(probes, clock) : undefined;
   const env = cast.header.env ?? {};
   const wd = new Watchdog(rules, clock, config, { ...(responder ? { responder } : {}), env });
+  // A probe's escalation blocks the job as live (the watchdog pages it); nudges and stops stay the agent's actions.
+  const agent = probes ? new DrillAgent(probes, clock, (probe, text) => wd.observe({ kind: 'probe', probe, text })) : undefined;
   const screen = new Screen(cast.header.width, cast.header.height);
   const feed = new SampledFeed(screen, wd, clock);
   let bytes = 0;
@@ -143,4 +144,5 @@ function applyMarker(label: string, wd: Watchdog): void {
   else if (m.kind === 'foreground') wd.observe({ kind: 'foreground', program: m.program });
   else if (m.kind === 'tty') wd.observe({ kind: 'tty-read', reading: m.reading });
   else if (m.kind === 'agent') wd.observe({ kind: 'agent', signal: m.state });
+  else if (m.kind === 'person') wd.observe({ kind: 'person', action: m.action, by: m.by });
 }

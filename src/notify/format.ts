@@ -22,6 +22,8 @@ function detail(p: Page): string {
   return screen;
 }
 
+const answers = (p: Page) => (p.commands ?? [p.answer_command]).map((c) => `Answer: ${c}`).join('\n');
+
 /** Generic webhook: the Page itself, for scripts that route it on. */
 export function webhookMessage(p: Page, round: number): HttpMessage {
   return {
@@ -36,7 +38,7 @@ export function webhookMessage(p: Page, round: number): HttpMessage {
  * encoded, which ntfy decodes.
  */
 export function ntfyMessage(p: Page, round: number): HttpMessage {
-  const parts = [summarize(p), detail(p), `Answer: ${p.answer_command}`].filter((s) => s.trim() !== '');
+  const parts = [summarize(p), detail(p), answers(p)].filter((s) => s.trim() !== '');
   return {
     body: parts.join('\n\n'),
     headers: {
@@ -53,7 +55,7 @@ export function slackMessage(p: Page, round: number): HttpMessage {
   const lines = [`*${esc(titleOf(p, round))}*`, esc(summarize(p))];
   const d = detail(p);
   if (d.trim()) lines.push('```' + esc(d.replace(/```/g, "'''")) + '```');
-  lines.push(`Answer: \`${esc(p.answer_command)}\``);
+  for (const c of p.commands ?? [p.answer_command]) lines.push(`Answer: \`${esc(c)}\``);
   return {
     body: JSON.stringify({ text: lines.join('\n') }),
     headers: { 'content-type': 'application/json' },

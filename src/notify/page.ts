@@ -7,6 +7,8 @@
 
 export const PAGE_KINDS = [
   'prompt', 'unknown-prompt', 'hung', 'budget', 'other',
+  // A probe escalated (a loop, no progress, a refused claim): the job is blocked and its agent interrupted.
+  'probe',
   // A job that ended badly: exit ≠ 0 or a signal, could not start, its --after job failed, or the daemon died under it.
   'failed', 'start-failed', 'dependency-failed', 'interrupted',
   // The state directory's disk is full: recordings and logs stop growing, the jobs go on.
@@ -29,6 +31,10 @@ export interface Page {
   screen: string[];
   /** What to type to answer, e.g. `nightshift answer NAME 1`. */
   answer_command: string;
+  /** Every command that moves the job on, answer_command first (a probe's page: send, continue, cancel). */
+  commands?: string[];
+  /** The command a permission dialog asks to run, when the rule read it. */
+  command?: string;
   /** When the job blocked, ISO. */
   time: string;
   /** Pages even in quiet hours; ntfy priority high. */
@@ -98,6 +104,7 @@ export function redactPage(p: Page, r: (text: string) => string = redact): Page 
 
 /** One line for a lock screen or a command's last argument. */
 export function summarize(p: Page): string {
-  const what = p.kind === 'other' ? p.reason : `${p.kind}: ${p.reason}`;
-  return `nightshift: ${p.name} is ${p.state} (${what})`;
+  const what = p.kind === 'other' || p.kind === 'probe' ? p.reason : `${p.kind}: ${p.reason}`;
+  const wants = p.command ? ` — wants to run \`${p.command}\`` : '';
+  return `nightshift: ${p.name} is ${p.state} (${what})${wants}`;
 }

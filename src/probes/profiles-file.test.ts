@@ -29,11 +29,21 @@ describe('probe profiles file', () => {
       const { rules: _rules, ...numbers } = config.profile(name);
       return numbers;
     };
-    expect(pick('default')).toEqual({ name: 'default', window: 8, repeat: 3, failRepeat: 3, noProgress: 8, alternation: 6, maxSteps: 80, maxTokens: 6_000_000 });
-    expect(pick('long-task')).toEqual({ name: 'long-task', window: 12, repeat: 4, failRepeat: 4, noProgress: 14, alternation: 8, maxSteps: 400, maxTokens: 40_000_000 });
+    expect(pick('default')).toEqual({ name: 'default', window: 8, repeat: 3, failRepeat: 3, noProgress: 8, alternation: 6, maxSteps: 80, maxTokens: 6_000_000, onEscalate: 'auto' });
+    expect(pick('long-task')).toEqual({ name: 'long-task', window: 12, repeat: 4, failRepeat: 4, noProgress: 14, alternation: 8, maxSteps: 400, maxTokens: 40_000_000, onEscalate: 'auto' });
     expect(pick('quick')).toMatchObject({ window: 6, repeat: 3, noProgress: 4, maxSteps: 12, failRepeat: 3 });
     expect(config.profile()).toBe(config.profile('default'));
     expect(config.rules.announce.maxChars).toBe(400);
+  });
+
+  it('on_escalate: inherited through extends, auto by default, a bad value named with its line', () => {
+    const yaml = (extra: string) => file().replace(/(\n  default:\n)/, `$1    on_escalate: ${extra}\n`);
+    const c = parseProbeConfig(yaml('pause'), 'p.yaml');
+    expect(c.profile('default').onEscalate).toBe('pause');
+    expect(parseProbeConfig(file(), 'p.yaml').profile('default').onEscalate).toBe('auto');
+    const e = errorOf(yaml('stop-it'));
+    expect(e.message).toMatch(/^profiles\.default\.on_escalate: .*stop-it|^profiles\.default\.on_escalate: .*interrupt/);
+    expect(e.line).toBe(4);
   });
 
   it('parses a minimal file and fills announce defaults', () => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ToolRole } from '../core/agent-events.js';
 import { lineAt, parseYaml, validate, type YamlSource } from '../rules/yaml-source.js';
 import { InputError } from '../util/errors.js';
-import type { CommandRule, ProbeProfile, ProbeRules, Thresholds, ToolPattern } from './types.js';
+import { ON_ESCALATE, type CommandRule, type OnEscalate, type ProbeProfile, type ProbeRules, type Thresholds, type ToolPattern } from './types.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -32,6 +32,7 @@ const profileEntry = z
     alternation: count(3).optional(),
     max_steps: count(1).optional(),
     max_tokens: count(1).optional(),
+    on_escalate: z.enum(ON_ESCALATE as [OnEscalate, ...OnEscalate[]]).optional(),
   })
   .strict();
 
@@ -86,7 +87,9 @@ export function parseProbeConfig(text: string, file: string): ProbeConfig {
   const data = validate(src, probeFile);
   const rules = compileRules(src, data);
   const profiles = new Map<string, ProbeProfile>();
-  for (const name of Object.keys(data.profiles)) profiles.set(name, { name, rules, ...resolve(src, data.profiles, name, []) });
+  for (const name of Object.keys(data.profiles)) {
+    profiles.set(name, { name, rules, ...resolve(src, data.profiles, name, []), onEscalate: onEscalateOf(data.profiles, name) });
+  }
   if (!profiles.has(DEFAULT_PROFILE)) {
     throw new InputError(`profiles: a "${DEFAULT_PROFILE}" profile is required`, { file, line: lineAt(src, ['profiles'], true) });
   }
@@ -133,6 +136,12 @@ function resolve(src: YamlSource, all: Record<string, ProfileEntry>, name: strin
   const t = out as Thresholds;
   if (t.repeat > t.window) throw new InputError(`profiles.${name}.repeat: ${t.repeat} repeats can never fit in a window of ${t.window}`, at('repeat'));
   return t;
+}
+
+/** The nearest `on_escalate` up the `extends` chain (resolve() has refused circles already), else auto. */
+function onEscalateOf(all: Record<string, ProfileEntry>, name: string): OnEscalate {
+  for (let p: ProfileEntry | undefined = all[name]; p; p = p.extends ? all[p.extends] : undefined) if (p.on_escalate) return p.on_escalate;
+  return 'auto';
 }
 
 function compileRules(src: YamlSource, d: ProbeFile): ProbeRules {

@@ -88,9 +88,19 @@ export interface ProbeRules {
   readonly claims: ClaimRules;
 }
 
+/**
+ * What binds an escalation (issue 10.1): `interrupt` the agent's turn with
+ * its key (Esc), `pause` the foreground process group (SIGSTOP until a
+ * person continues), or `none`. `auto`: interrupt for the agents that have
+ * an interrupt key (Claude Code, Codex, Gemini), pause for any other program.
+ */
+export type OnEscalate = 'auto' | 'interrupt' | 'pause' | 'none';
+export const ON_ESCALATE: readonly OnEscalate[] = ['auto', 'interrupt', 'pause', 'none'];
+
 export interface ProbeProfile extends Thresholds {
   readonly name: string;
   readonly rules: ProbeRules;
+  readonly onEscalate: OnEscalate;
 }
 
 /** Facts the caller measures outside the event stream. */

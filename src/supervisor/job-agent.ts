@@ -11,6 +11,7 @@ import type { MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { AgentWatch, taskUpFront } from './agent-watch.js';
 import { writeResumeCard, type ResumeCard } from './resume-card.js';
+import { bindingFor, EscalationBinder } from './escalation.js';
 
 /** What job-agent needs from a LiveJob (kept narrow so the two files stay apart). */
 export interface AgentHost {
@@ -24,6 +25,9 @@ export interface AgentHost {
   marker(label: string): void;
   toolEvent(e: ToolEvent): void;
   action(a: Action): void;
+  /** A probe escalated: block the job on it (the watchdog pages); true when the job is now blocked on that probe. */
+  block(probe: string, text: string): boolean;
+  sendKey(name: string): void;
   verdict(record: object): void;
   sendText(text: string): Promise<void>;
   stop(cause: string): void;
@@ -36,6 +40,7 @@ export const NUDGE_TEXT = 'continue';
 
 export class JobAgent {
   readonly watch: AgentWatch;
+  private readonly binder: EscalationBinder;
   private finalText: string | null = null;
   private session: string | null = null;
 
@@ -46,6 +51,10 @@ export class JobAgent {
     env: Readonly<Record<string, string>>,
     pid: number,
   ) {
+    this.binder = new EscalationBinder(
+      { pid, sendKey: (k) => host.sendKey(k), record: (r) => host.verdict({ ...r, agent: kind }), log: (m, f) => host.log(m, f) },
+      bindingFor(kind, profile.onEscalate),
+    );
     this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid }, profile, {
       tool: (e) => host.toolEvent(e),
       agentEvent: (e) => this.onEvent(e),
@@ -72,7 +81,10 @@ export class JobAgent {
 
   private onEvent(e: AgentEvent): void {
     this.host.marker(`agent:${JSON.stringify(e)}`);
-    if (e.kind === 'turn-end') this.finalText = e.finalText;
+    if (e.kind === 'turn-end') {
+      this.finalText = e.finalText;
+      this.binder.onTurnEnded();
+    }
     const sid = /^([0-9a-f-]{36})\.jsonl$/.exec(this.watch.transcript?.split('/').pop() ?? '');
     if (sid) this.session = sid[1]!;
   }
@@ -81,6 +93,11 @@ export class JobAgent {
     const v = r.verdict;
     this.host.verdict({ type: 'verdict', agent: this.kind, probe: v.probe, severity: v.severity, message: v.message, evidence: v.evidence, turn: v.turn, response: r.kind });
     if (r.kind === 'record') return;
+    // An escalation binds: the job is blocked on the probe and the agent is stopped from spending.
+    if (r.kind === 'escalate') {
+      if (this.host.block(v.probe, r.why)) this.binder.bind(v.probe);
+      return;
+    }
     const now = this.host.now();
     const kind: Action['kind'] = r.kind;
     this.host.action({
@@ -99,6 +116,15 @@ export class JobAgent {
     });
     if (r.kind === 'nudge') void this.host.sendText(NUDGE_TEXT);
     if (r.kind === 'stop') this.host.stop(`budget:${v.probe === 'budget-overrun' ? 'steps' : v.probe}`);
+  }
+
+  /** A person continued the job after an escalation. */
+  continued(): void {
+    this.binder.release();
+  }
+
+  dispose(): void {
+    this.binder.dispose();
   }
 
   private onTurnEnded(text: string): void {

@@ -4,8 +4,8 @@
  * pure Watchdog the drills use, on the system clock.
  */
 import type { Clock } from '../core/clock.js';
-import type { Transition } from '../core/task-state.js';
-import { toolMarker, type ToolEvent } from '../core/tool-events.js';
+import { PROBE_BLOCK, type Transition } from '../core/task-state.js';
+import { personMarker, toolMarker, type ToolEvent } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
 import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
@@ -240,7 +240,44 @@ export class LiveJob {
     this.evidence.human(iso(this.clock.now()), who, keys, text);
     this.log.info({ who, keys }, 'answered by a person');
     await this.typed.text(text, enter);
+    const by = `human:${who}`;
+    this.cast.marker(this.clock.now(), personMarker('answer', by));
+    this.observe({ kind: 'person', action: 'answer', by });
+    this.agent?.continued();
     return keys;
+  }
+
+  /**
+   * A person says the job goes on after a probe blocked it (`continue`): a
+   * paused program is resumed, the agent keeps its session, the block ends.
+   * Recorded as human:<user> first.
+   */
+  continueJob(who: string): void {
+    if (!this.watchdog.reason.code.startsWith(PROBE_BLOCK) || this.watchdog.state !== 'blocked') {
+      throw new InputError(`job ${this.id} is not blocked by a probe (it is ${this.watchdog.state}: ${this.watchdog.reason.code}); nothing to continue`);
+    }
+    this.personActed('continue', who, { reason: this.watchdog.reason.code });
+    this.agent?.continued();
+  }
+
+  /** A person typed into the job (`send`, `key`): input, and the end of a probe's block. */
+  async personSend(text: string, enter: boolean, who: string): Promise<void> {
+    await this.typed.text(text, enter);
+    this.personActed('send', who, { text });
+  }
+
+  personKey(name: string, who: string): void {
+    this.typed.key(name);
+    this.personActed('key', who, { key: name });
+  }
+
+  private personActed(action: string, who: string, fields: object): void {
+    const by = `human:${who}`;
+    this.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.clock.now()) });
+    this.log.info({ who, action }, `${action} by a person`);
+    this.cast.marker(this.clock.now(), personMarker(action, by));
+    this.observe({ kind: 'person', action, by });
+    if (action !== 'continue') this.agent?.continued();
   }
 
   /** Text typed on the job's behalf (Enter after it), recorded as input. */
@@ -272,6 +309,11 @@ export class LiveJob {
         marker: (label) => this.cast.marker(this.clock.now(), label),
         toolEvent: (e) => this.onTool(e),
         action: (a) => this.onAction(a),
+        block: (probe, text) => {
+          this.observe({ kind: 'probe', probe, text });
+          return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
+        },
+        sendKey: (name) => this.sendKey(name),
         verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
         sendText: (text) => this.sendText(text),
         stop: (cause) => void this.stop(cause),
@@ -286,6 +328,7 @@ export class LiveJob {
     );
     const agent = this.agent;
     this.store.add(() => agent.watch.close());
+    this.store.add(() => agent.dispose());
   }
 
   private applyBundle(b: RuleBundle): void {
