@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './child-env.js';
 
 export const CLAUDE_VERSION = '2.1.112';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -98,14 +99,7 @@ export function prepareClaudeHome(projectDir: string, baseUrl: string, o: { home
     DISABLE_INSTALLATION_CHECKS: '1',
     TERM: 'xterm-256color',
   };
-  const env: Record<string, string> = {};
-  const removed: string[] = [];
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (LEAKY.test(k) && !(k in vars)) removed.push(k);
-    else env[k] = v;
-  }
-  Object.assign(env, vars);
+  const { env, removed } = childEnv(vars, LEAKY);
   return { home, project, vars, env, removed, transcriptDir: join(home, '.claude', 'projects', projectKey(project)) };
 }
 
