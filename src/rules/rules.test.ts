@@ -20,6 +20,7 @@ describe('shipped prompt rules', () => {
     ['claude-2.1.332-trust-workspace.txt', 'claude-code-trust-unnumbered'],
     ['codex-0.171-approval.txt', 'codex-approval'],
     ['gemini-0.61.0-shell-approval.txt', 'gemini-approval'],
+    ['gemini-0.61.0-shell-approval-under-warning.txt', 'gemini-approval'],
     ['gemini-0.61.0-trust-folder.txt', 'gemini-trust'],
   ])('recognise the real agent dialog in %s', (file, id) => {
     expect(ruleOf(screenFile(file), 'below')).toBe(id);

@@ -45,6 +45,29 @@ export function skipClaudeTests(): boolean {
   return true;
 }
 
+/** The newest release checked, a native binary (install-claude.sh 2.1.332); NIGHTSHIFT_CLAUDE_NATIVE may name another. */
+export const CLAUDE_NATIVE_VERSION = '2.1.332';
+
+export function claudeNativePath(): string {
+  if (process.env.NIGHTSHIFT_CLAUDE_NATIVE) return process.env.NIGHTSHIFT_CLAUDE_NATIVE;
+  const cache = process.env.NIGHTSHIFT_AGENT_CACHE || join(ROOT, '.cache', 'agents');
+  return join(cache, `claude-${CLAUDE_NATIVE_VERSION}`, 'node_modules', '@anthropic-ai', `claude-code-linux-${process.arch}`, 'claude');
+}
+
+/** As skipClaudeTests, for the native release: skipped here without it, never in CI. */
+export function skipClaudeNativeTests(): boolean {
+  if (existsSync(claudeNativePath()) || process.env.CI) return false;
+  console.warn(`skipping Claude Code ${CLAUDE_NATIVE_VERSION} tests: no ${claudeNativePath()}; run scripts/agents/install-claude.sh ${CLAUDE_NATIVE_VERSION}`);
+  return true;
+}
+
+/** argv of the native CLI in the default permission mode (2.1.3xx default to auto mode, which never asks). Throws when it is not installed. */
+export function claudeNativeCommand(): [string, ...string[]] {
+  const cli = claudeNativePath();
+  if (!existsSync(cli)) throw new Error(`Claude Code ${CLAUDE_NATIVE_VERSION} is not installed (no ${cli}); run scripts/agents/install-claude.sh ${CLAUDE_NATIVE_VERSION}`);
+  return [cli, '--permission-mode', 'default'];
+}
+
 /** argv of the CLI in the default permission mode (it asks before changing commands). Throws when it is not installed. */
 export function claudeCommand(): [string, ...string[]] {
   const reason = claudeMissingReason();
