@@ -11,8 +11,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { cleanup, startCli, tempDir, type CliProcess } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
+import { isState, quitWithCtrlC } from './agent-run.js';
 import { CLAUDE_NATIVE_VERSION, claudeNativeCommand, prepareClaudeHome, skipClaudeNativeTests } from './claude-env.js';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.js';
 
@@ -25,18 +26,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const isState = (state: string, reason?: string) => (o: JsonLine) =>
-  o.type === 'state' && o.state === state && (reason === undefined || o.reason === reason);
 
-/** Ctrl-C twice leaves Claude Code; repeated until the job ends. */
-async function quit(p: CliProcess): Promise<void> {
-  await until(() => {
-    if (p.exited) return true;
-    p.write('\x03');
-    return false;
-  }, SOON, 'exit after ctrl-c', 400);
-  await p.waitExit(SOON);
-}
+const quit = (p: CliProcess) => quitWithCtrlC(p, SOON);
 
 describe.skipIf(skipClaudeNativeTests())(`real Claude Code ${CLAUDE_NATIVE_VERSION} offline, under nightshift run`, () => {
   it('touch made.txt: the 4-option dialog blocks the job (claude-code-permission, permission), escalated, never answered; Escape declines', async () => {

@@ -11,8 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { cleanup, startCli, tempDir, type CliProcess } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
+import { isState, quitWithCtrlC } from './agent-run.js';
 import { functionResponses, isStreamRequest, startFakeGemini, type FakeGemini, type GeminiStep } from './fake-gemini.js';
 import { GEMINI_VERSION, geminiChats, geminiCommand, prepareGeminiHome, skipGeminiTests, type GeminiHome } from './gemini-env.js';
 
@@ -43,18 +44,8 @@ function runGemini(h: GeminiHome, prompt?: string): CliProcess {
   );
 }
 
-const isState = (state: string, reason?: string) => (o: JsonLine) =>
-  o.type === 'state' && o.state === state && (reason === undefined || o.reason === reason);
 
-/** Ctrl-C twice leaves the CLI; repeated until the job ends. */
-async function quit(p: CliProcess): Promise<void> {
-  await until(() => {
-    if (p.exited) return true;
-    p.write('\x03');
-    return false;
-  }, SOON, 'exit after ctrl-c', 400);
-  await p.waitExit(SOON);
-}
+const quit = (p: CliProcess) => quitWithCtrlC(p, SOON);
 
 /** The blocked prompt is escalated and nothing is answered by nightshift. */
 async function expectEscalated(p: CliProcess, rule: string): Promise<void> {
