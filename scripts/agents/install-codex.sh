@@ -14,6 +14,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=npm-pinned.sh
+. "$here/npm-pinned.sh"
 version=0.171.0
 cache=${NIGHTSHIFT_AGENT_CACHE:-$root/.cache/agents}
 prefix="$cache/codex-$version"
@@ -29,20 +31,8 @@ installed() {
 
 if ! installed; then
   echo "install-codex: installing @openai/codex@$version into $prefix" >&2
-  mkdir -p "$prefix"
-  # A private, minimal package.json keeps npm from walking up into the repo's.
-  [ -f "$prefix/package.json" ] || printf '{"name":"nightshift-agent-codex","private":true}\n' > "$prefix/package.json"
-  # As in install-claude.sh: the user's ~/.npmrc (omit=optional, ignore-scripts,
-  # a stale prefix …) must not change the outcome; the global config stays.
   # Optional dependencies must be installed: the native binary is one.
-  empty_rc="$prefix/.npmrc-empty"
-  : > "$empty_rc"
-  npm_config_userconfig="$empty_rc" npm install \
-    --prefix "$prefix" \
-    --no-audit --no-fund --no-update-notifier \
-    --save-exact --no-package-lock \
-    --include=optional --omit=dev --loglevel=warn \
-    "@openai/codex@$version" >&2
+  npm_install_pinned "$prefix" codex "@openai/codex@$version" --include=optional --loglevel=warn
   installed || { echo "install-codex: install finished but $cli is missing, not $version, or its native binary does not run here" >&2; exit 1; }
 fi
 echo "$cli"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Records the Claude Code drill scenarios with nightshift itself, from the real
-# Claude Code CLI (2.1.112) running offline against the fake model server
+# Claude Code CLI (2.1.112, and the native 2.1.332) running offline against the fake model server
 # (test/agents/fake-anthropic.ts): the model asks to run a command, Claude
 # shows its real permission dialog, a "person" declines with Escape after
 # ~6 s (so nothing dangerous runs), then leaves Claude with Ctrl-C twice.
 #
-#   scripts/agents/record-claude-scenarios.sh     # -> scenarios/claude-npm-install.cast, scenarios/claude-rm-rf.cast
+#   scripts/agents/record-claude-scenarios.sh     # -> scenarios/claude-npm-install.cast, scenarios/claude-rm-rf.cast,
+#                                                 #    scenarios/claude-2.1.332-permission.cast
+#   scripts/agents/record-claude-scenarios.sh claude-2.1.332-permission   # only the named ones
 #
 # Needs: a built nightshift (npm install / npx tsc -p tsconfig.json), and the
 # CLI (scripts/agents/install-claude.sh is run; it needs the npm registry the
@@ -17,6 +19,10 @@ scenarios="$root/scenarios"
 ns="$root/bin/nightshift.js"
 [ -f "$root/dist/src/cli/main.js" ] || { echo "record-claude-scenarios: build nightshift first (npx tsc -p tsconfig.json)" >&2; exit 1; }
 cli=$("$here/install-claude.sh")
+# The native release runs by itself, in the default permission mode (its own
+# default, auto mode, never shows the dialog).
+native=$("$here/install-claude.sh" 2.1.332)
+only=" $* "
 
 work=$(mktemp -d)
 server_pid=
@@ -36,10 +42,15 @@ echo '{"type":"module"}' > "$js/package.json"
   "$root/scripts/agents/serve-fake-anthropic.ts"
 serve="$js/scripts/agents/serve-fake-anthropic.js"
 
-# record NAME PROMPT SCRIPT-JSON SETUP-COMMAND CHECK-COMMAND
-# (both commands run in the project folder; CHECK proves the command did not run)
+# record NAME PROMPT SCRIPT-JSON SETUP-COMMAND CHECK-COMMAND [CLI-ARGV…]
+# (both commands run in the project folder; CHECK proves the command did not run;
+# the CLI is 2.1.112's cli.js under node unless an argv is given)
 record() {
   local name=$1 prompt=$2 script=$3 setup=$4 check=$5
+  shift 5
+  local argv=("$@")
+  [ ${#argv[@]} -gt 0 ] || argv=(node "$cli")
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
   local project="$work/$name/project" state="$work/$name/state" envfile="$work/$name/env.sh"
   mkdir -p "$project" "$state"
   (cd "$project" && eval "$setup")
@@ -54,7 +65,7 @@ record() {
   ( # shellcheck disable=SC1090
     source "$envfile"
     "$ns" run --quiet --state "$state" --cols 100 --rows 30 --timeout 60s --name "$name" --cwd "$project" -- \
-      node "$cli" --permission-mode default "$prompt" \
+      "${argv[@]}" --permission-mode default "$prompt" \
       < <(sleep 6; printf '\033'; sleep 3; printf '\003'; sleep 0.5; printf '\003'; sleep 60)
   ) || true
   kill "$server_pid"; wait "$server_pid" || true; server_pid=
@@ -75,3 +86,10 @@ record claude-rm-rf 'please clean the build output' \
   '[{"tool":"Bash","command":"rm -rf build","description":"Remove the build folder"},{"text":"Removed build/."}]' \
   'mkdir -p build && echo precious > build/keep.txt' \
   '[ "$(cat build/keep.txt)" = precious ]'
+
+# the newest release's dialog (4 options, "switch to auto mode" among them)
+record claude-2.1.332-permission 'please create made.txt' \
+  '[{"tool":"Bash","command":"touch made.txt","description":"Create made.txt"},{"text":"Created made.txt."}]' \
+  'true' \
+  '[ ! -e made.txt ]' \
+  "$native"

@@ -11,8 +11,8 @@
  * every request it saw to --requests. Compiled by the calling script with tsc
  * (it is TypeScript like the tests it shares code with).
  */
-import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { stopOnSignal, writeEnvFile } from './env-file.js';
 import { prepareClaudeHome } from '../../test/agents/claude-env.js';
 import { startFakeAnthropic, type ScriptStep } from '../../test/agents/fake-anthropic.js';
 
@@ -33,19 +33,7 @@ if (!values.project || !values.script || !values['env-out']) {
 const script = JSON.parse(values.script) as ScriptStep[];
 const server = await startFakeAnthropic(script);
 const h = prepareClaudeHome(values.project, server.url, values.home ? { home: values.home } : {});
-const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-const lines = [
-  ...h.removed.filter((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)).map((k) => `unset ${k}`),
-  ...Object.entries(h.vars).map(([k, v]) => `export ${k}=${quote(v)}`),
-  `export NIGHTSHIFT_FAKE_PROJECT=${quote(h.project)}`,
-];
-writeFileSync(values['env-out'], `${lines.join('\n')}\n`);
+writeEnvFile(values['env-out'], h);
 process.stderr.write(`fake-anthropic: ${server.url} (HOME ${h.home})\n`);
 
-const stop = async () => {
-  if (values.requests) writeFileSync(values.requests, `${JSON.stringify(server.requests, null, 1)}\n`);
-  await server.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+stopOnSignal(server, values.requests);

@@ -25,15 +25,24 @@ const ruleOf = (text: string, cursor?: 'below') =>
 describe('shipped prompt rules', () => {
   it.each([
     ['claude-2.1.112-bash-permission.txt', 'claude-code-permission'],
+    ['claude-2.1.112-trust-workspace.txt', 'claude-code-trust'],
     ['claude-2.1.332-bash-permission.txt', 'claude-code-permission'],
+    ['claude-2.1.332-trust-workspace.txt', 'claude-code-trust-unnumbered'],
     ['codex-0.171-approval.txt', 'codex-approval'],
-    ['gemini-0.61-approval.txt', 'gemini-approval'],
     ['copilot-1.0.102-shell-permission.txt', 'copilot-permission'],
     ['copilot-1.0.102-trust.txt', 'copilot-trust'],
     ['opencode-1.18.33-bash-permission.txt', 'opencode-permission'],
     ['qwen-0.24.4-shell-permission.txt', 'qwen-code-approval'],
+    ['gemini-0.61.0-shell-approval.txt', 'gemini-approval'],
+    ['gemini-0.61.0-shell-approval-under-warning.txt', 'gemini-approval'],
+    ['gemini-0.61.0-trust-folder.txt', 'gemini-trust'],
   ])('recognise the real agent dialog in %s', (file, id) => {
     expect(ruleOf(screenFile(file), 'below')).toBe(id);
+  });
+
+  // Claude Code 2.1.332 in its default auto mode: a notice, no dialog (the command ran unasked).
+  it('see no prompt in the real auto-mode notice of claude-2.1.332-auto-mode-notice.txt', () => {
+    expect(ruleOf(screenFile('claude-2.1.332-auto-mode-notice.txt'), 'below')).toBeUndefined();
   });
 
   it.each([

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './child-env.js';
 
 export const CLAUDE_VERSION = '2.1.112';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,6 +43,29 @@ export function skipClaudeTests(): boolean {
   if (!warned) console.warn(`skipping Claude Code tests: ${reason}`);
   warned = true;
   return true;
+}
+
+/** The newest release checked, a native binary (install-claude.sh 2.1.332); NIGHTSHIFT_CLAUDE_NATIVE may name another. */
+export const CLAUDE_NATIVE_VERSION = '2.1.332';
+
+export function claudeNativePath(): string {
+  if (process.env.NIGHTSHIFT_CLAUDE_NATIVE) return process.env.NIGHTSHIFT_CLAUDE_NATIVE;
+  const cache = process.env.NIGHTSHIFT_AGENT_CACHE || join(ROOT, '.cache', 'agents');
+  return join(cache, `claude-${CLAUDE_NATIVE_VERSION}`, 'node_modules', '@anthropic-ai', `claude-code-linux-${process.arch}`, 'claude');
+}
+
+/** As skipClaudeTests, for the native release: skipped here without it, never in CI. */
+export function skipClaudeNativeTests(): boolean {
+  if (existsSync(claudeNativePath()) || process.env.CI) return false;
+  console.warn(`skipping Claude Code ${CLAUDE_NATIVE_VERSION} tests: no ${claudeNativePath()}; run scripts/agents/install-claude.sh ${CLAUDE_NATIVE_VERSION}`);
+  return true;
+}
+
+/** argv of the native CLI in the default permission mode (2.1.3xx default to auto mode, which never asks). Throws when it is not installed. */
+export function claudeNativeCommand(): [string, ...string[]] {
+  const cli = claudeNativePath();
+  if (!existsSync(cli)) throw new Error(`Claude Code ${CLAUDE_NATIVE_VERSION} is not installed (no ${cli}); run scripts/agents/install-claude.sh ${CLAUDE_NATIVE_VERSION}`);
+  return [cli, '--permission-mode', 'default'];
 }
 
 /** argv of the CLI in the default permission mode (it asks before changing commands). Throws when it is not installed. */
@@ -98,14 +122,7 @@ export function prepareClaudeHome(projectDir: string, baseUrl: string, o: { home
     DISABLE_INSTALLATION_CHECKS: '1',
     TERM: 'xterm-256color',
   };
-  const env: Record<string, string> = {};
-  const removed: string[] = [];
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (LEAKY.test(k) && !(k in vars)) removed.push(k);
-    else env[k] = v;
-  }
-  Object.assign(env, vars);
+  const { env, removed } = childEnv(vars, LEAKY);
   return { home, project, vars, env, removed, transcriptDir: join(home, '.claude', 'projects', projectKey(project)) };
 }
 

@@ -13,10 +13,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lastNonBlankRow } from '../../src/core/screen-snapshot.js';
 import { PtyHost } from '../../src/pty/host.js';
 import { Screen } from '../../src/screen/screen.js';
-import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { cleanup, readJsonl, startCli, tempDir, type CliProcess } from '../helpers/cli.js';
 import { claudeCommand, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
 import { contentBlocks, startFakeAnthropic, toolResults, toolResultText, type FakeAnthropic, type ScriptStep } from './fake-anthropic.js';
 import { until } from '../helpers/until.js';
+import { isState, quitWithCtrlC } from './agent-run.js';
 
 /** Start-up of the CLI (~64 MB of JavaScript) is 1.5–3 s here; a 2-core CI machine running another test file beside is slower. */
 const START = 30_000;
@@ -58,18 +59,8 @@ function runClaude(h: ClaudeHome, state: string, prompt: string): CliProcess {
   );
 }
 
-/** Ctrl-C twice leaves Claude Code; it is repeated until the job ends. */
-async function quit(p: CliProcess): Promise<void> {
-  await until(() => {
-    if (p.exited) return true;
-    p.write('\x03');
-    return false;
-  }, SOON, 'exit after ctrl-c', 400);
-  await p.waitExit(SOON);
-}
+const quit = (p: CliProcess) => quitWithCtrlC(p, SOON);
 
-const isState = (state: string, reason?: string) => (o: JsonLine) =>
-  o.type === 'state' && o.state === state && (reason === undefined || o.reason === reason);
 
 /** The screen kept in the job's evidence for its first blocked episode. */
 function evidenceScreen(p: CliProcess): string[] {

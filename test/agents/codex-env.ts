@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './child-env.js';
 
 export const CODEX_VERSION = '0.171.0';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -108,14 +109,7 @@ export function prepareCodexHome(
     [FAKE_KEY_VAR]: 'test',
     TERM: 'xterm-256color',
   };
-  const env: Record<string, string> = {};
-  const removed: string[] = [];
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (LEAKY.test(k) && !(k in vars)) removed.push(k);
-    else env[k] = v;
-  }
-  Object.assign(env, vars);
+  const { env, removed } = childEnv(vars, LEAKY);
   return { home, codexHome, project, vars, env, removed };
 }
 

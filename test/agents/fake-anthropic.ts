@@ -16,8 +16,8 @@
  * Every request is kept in `requests` (method, path, parsed body), so a test
  * can see what Claude sent back, e.g. the `tool_result` of a Bash call.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { json, pieces, serveFake, type RawRequest } from './fake-http.js';
 
 export type ScriptStep =
   | { tool: 'Bash'; command: string; description?: string }
@@ -82,31 +82,14 @@ export async function startFakeAnthropic(script: readonly ScriptStep[]): Promise
   let ids = 0;
   const nextId = (prefix: string) => `${prefix}_fake${String(++ids).padStart(6, '0')}`;
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any = null;
-      if (raw !== '') {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = raw;
-        }
-      }
-      const rec: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', body };
-      requests.push(rec);
-      try {
-        handle(req, res, rec);
-      } catch (e) {
-        json(res, 500, { type: 'error', error: { type: 'api_error', message: String(e) } });
-      }
-    });
-  });
+  const server = await serveFake((req, res) => {
+    const rec: RecordedRequest = { method: req.method, path: req.path, body: req.body };
+    requests.push(rec);
+    handle(req, res, rec);
+  }, (e) => ({ type: 'error', error: { type: 'api_error', message: String(e) } }));
 
-  function handle(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
-    const path = (req.url ?? '/').split('?')[0]!;
+  function handle(req: RawRequest, res: ServerResponse, rec: RecordedRequest): void {
+    const path = req.path.split('?')[0]!;
     if (req.method === 'HEAD' || req.method === 'GET') {
       if (req.method === 'HEAD') {
         res.writeHead(200, { 'content-type': 'application/json' }).end();
@@ -186,22 +169,14 @@ export async function startFakeAnthropic(script: readonly ScriptStep[]): Promise
     res.end();
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port } = server;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     get turns() {
       return turns;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }
 
@@ -218,20 +193,4 @@ function firstUserText(body: any): string {
     for (const b of contentBlocks(m)) if (b?.type === 'text' && typeof b.text === 'string') return b.text;
   }
   return '';
-}
-
-/** Splits a string into up to n pieces (the API streams text in fragments). */
-function pieces(s: string, n: number): string[] {
-  const chars = Array.from(s); // never split a surrogate pair
-  if (chars.length === 0) return [''];
-  const size = Math.ceil(chars.length / n);
-  const out: string[] = [];
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
-  return out;
-}
-
-function json(res: ServerResponse, status: number, body: object): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
