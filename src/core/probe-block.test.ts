@@ -35,7 +35,9 @@ describe('a probe escalation binds (issue 10.1)', () => {
     expect(h.states().at(-1)).toBe(`2000:blocked:probe:repeated-action:${LOOP}`);
     expect(h.wd.actions).toEqual([expect.objectContaining({ kind: 'escalate', reason: 'probe:repeated-action', layer: 'probe', text: `repeated-action: ${LOOP}` })]);
     h.at(2_500, probe);
+    h.at(2_600, { kind: 'probe', probe: 'repeated-failure', text: 'Bash failed 3 times in a row' });
     expect(h.wd.actions).toHaveLength(1);
+    expect(h.wd.reason.code).toBe('probe:repeated-action');
   });
 
   it('holds while the agent goes on (screen, tool calls, its own word) and ends only when a person acts', () => {

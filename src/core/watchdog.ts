@@ -314,11 +314,12 @@ export class Watchdog {
    * prompt or dialog keeps that block; the probe's page still goes out.
    */
   private onProbe(probe: string, text: string, now: number): void {
+    // One episode, one page: a second verdict on the same calls (a loop is often a failure loop too) is evidence only.
+    if (this.probeBlocked()) return;
     const code = `${PROBE_BLOCK}${probe}`;
     const reason: Reason = { code, detail: text };
     const action: Action = { ...blockAction(reason, undefined, now, now, this.screen?.rows ?? []), text: `${probe}: ${text}`, layer: 'probe', why: text };
-    if (this.sm.state === 'running' || (this.sm.state === 'blocked' && (this.probeBlocked() || this.sm.reason.code === 'hung'))) {
-      if (this.sm.reason.code === code) return;
+    if (this.sm.state === 'running' || (this.sm.state === 'blocked' && this.sm.reason.code === 'hung')) {
       this.episode = { code, key: code, since: now, at: now };
       this.move('blocked', reason, now);
     }

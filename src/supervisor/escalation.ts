@@ -43,12 +43,13 @@ export class EscalationBinder {
     readonly binding: Binding,
   ) {}
 
-  /** The job was just blocked by a probe. */
-  bind(probe: string): void {
+  /** The job was just blocked by a probe; `working`: the agent is mid-turn (else its turn is over and it waits at its input). */
+  bind(probe: string, working = true): void {
     this.stopChecking();
     this.tries = 0;
-    this.turnEnded = false;
-    if (this.binding === 'interrupt') this.interrupt(probe);
+    this.turnEnded = !working;
+    if (this.binding === 'interrupt' && !working) this.host.record({ type: 'bind', action: 'none', probe, why: 'the turn had ended: the agent waits at its input' });
+    else if (this.binding === 'interrupt') this.interrupt(probe);
     else if (this.binding === 'pause') void this.pause(probe);
     else this.host.record({ type: 'bind', action: 'none', probe });
   }

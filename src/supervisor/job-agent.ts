@@ -41,6 +41,8 @@ export const NUDGE_TEXT = 'continue';
 export class JobAgent {
   readonly watch: AgentWatch;
   private readonly binder: EscalationBinder;
+  /** The agent is in a turn (working); after its turn ends it waits at its input and there is nothing to interrupt. */
+  private inTurn = false;
   private finalText: string | null = null;
   private session: string | null = null;
 
@@ -83,7 +85,10 @@ export class JobAgent {
     this.host.marker(`agent:${JSON.stringify(e)}`);
     if (e.kind === 'turn-end') {
       this.finalText = e.finalText;
+      this.inTurn = false;
       this.binder.onTurnEnded();
+    } else if (e.kind === 'turn-start' || e.kind === 'tool-call') {
+      this.inTurn = true;
     }
     const sid = /^([0-9a-f-]{36})\.jsonl$/.exec(this.watch.transcript?.split('/').pop() ?? '');
     if (sid) this.session = sid[1]!;
@@ -95,7 +100,8 @@ export class JobAgent {
     if (r.kind === 'record') return;
     // An escalation binds: the job is blocked on the probe and the agent is stopped from spending.
     if (r.kind === 'escalate') {
-      if (this.host.block(v.probe, r.why)) this.binder.bind(v.probe);
+      // A verdict on a finished turn (a refused claim) finds the agent at its input: blocking is enough.
+      if (this.host.block(v.probe, r.why)) this.binder.bind(v.probe, this.inTurn);
       return;
     }
     const now = this.host.now();
