@@ -75,7 +75,22 @@ function isMainRequest(r: RecordedRequest): boolean {
   return r.method === 'POST' && /^\/v1\/messages(\?|$)/.test(r.path) && Array.isArray(r.body?.tools) && r.body.tools.length > 0;
 }
 
-export async function startFakeAnthropic(script: readonly ScriptStep[]): Promise<FakeAnthropic> {
+/** A person's message that changes the script: when the last user text matches, this step answers instead of the next one. */
+export interface Reply {
+  readonly when: RegExp;
+  readonly step: ScriptStep;
+}
+
+/** The last text a person (or nightshift) typed in a request: system reminders and tool results left out. */
+export function lastUserText(body: any): string | undefined {
+  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user');
+  const texts = contentBlocks(users.at(-1))
+    .filter((b) => b?.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>'))
+    .map((b) => b.text as string);
+  return texts.at(-1)?.trim();
+}
+
+export async function startFakeAnthropic(script: readonly ScriptStep[], replies: readonly Reply[] = []): Promise<FakeAnthropic> {
   const steps = [...script];
   const requests: RecordedRequest[] = [];
   let turns = 0;
@@ -107,7 +122,8 @@ export async function startFakeAnthropic(script: readonly ScriptStep[]): Promise
       const stream = rec.body?.stream === true;
       if (isMainRequest(rec)) {
         turns++;
-        const step = steps.shift() ?? { text: 'All done.' };
+        const said = lastUserText(rec.body);
+        const step = replies.find((r) => said !== undefined && r.when.test(said))?.step ?? steps.shift() ?? { text: 'All done.' };
         rec.step = step;
         reply(res, model, stream, step);
       } else {

@@ -32,7 +32,7 @@ import { readCast } from '../../src/record/cast-reader.js';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type Exit, type JsonLine } from '../helpers/cli.js';
 import { claudeCliPath, claudeMissingReason, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
 import { codexCliPath, codexMissingReason, prepareCodexHome, rollouts, skipCodexTests, type CodexHome } from './codex-env.js';
-import { contentBlocks, startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptStep } from './fake-anthropic.js';
+import { contentBlocks, lastUserText as lastUserTextOf, startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptStep } from './fake-anthropic.js';
 import { functionOutputs, isMainResponsesRequest, lastUserInput, startFakeOpenAI, type FakeOpenAI, type ResponsesStep } from './fake-openai.js';
 import { until } from '../helpers/until.js';
 import { bash, claudeArgv, claudeHome, jobEnv, project } from './claude-project.js';
@@ -170,14 +170,8 @@ async function finished(p: CliProcess, ms = FINISH): Promise<{ exit: Exit; state
 /** Main (with tools) requests the fake model answered. */
 const mainRequests = (s: FakeAnthropic) => s.requests.filter((r) => r.step !== undefined);
 
-/** The text the person (or nightshift) typed last in a request: the last text block of the last user message, system reminders skipped. */
-function lastUserText(r: RecordedRequest): string | undefined {
-  const users = (r.body?.messages ?? []).filter((m: any) => m.role === 'user');
-  const texts = contentBlocks(users.at(-1))
-    .filter((b) => b?.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>'))
-    .map((b) => b.text as string);
-  return texts.at(-1)?.trim();
-}
+/** The text the person (or nightshift) typed last in a request (fake-anthropic.ts). */
+const lastUserText = (r: RecordedRequest): string | undefined => lastUserTextOf(r.body);
 
 
 /** Content blocks of one type in the session transcripts' records of one type (assistant tool_use, user tool_result). */
