@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readCast } from '../../src/record/cast-reader.js';
-import { cleanup, readJsonl, runCli, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { cleanup, quitByCtrlC, readJsonl, runCli, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
 import { RULES_DIR } from '../helpers/rules.js';
 import { until } from '../helpers/until.js';
 import { claudeCommand, prepareClaudeHome, skipClaudeTests } from './claude-env.js';
@@ -53,15 +53,7 @@ function jobDir(p: CliProcess): string {
   return String(job!.dir);
 }
 
-/** Ctrl-C until the job is gone (Claude leaves on the second). */
-async function quit(p: CliProcess): Promise<void> {
-  await until(() => {
-    if (p.exited) return true;
-    p.write('\x03');
-    return false;
-  }, SOON, 'exit after ctrl-c', 400);
-  await p.waitExit(SOON);
-}
+const quit = (p: CliProcess) => quitByCtrlC(p, SOON);
 
 describe.skipIf(skipClaudeTests())('Claude Code 2.1.112 hooks, live', () => {
   it('a permission dialog no rule names blocks as agent-waiting on the hook, is never answered, and the drill of its recording blocks alike', async () => {

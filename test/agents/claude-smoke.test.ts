@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lastNonBlankRow } from '../../src/core/screen-snapshot.js';
 import { PtyHost } from '../../src/pty/host.js';
 import { Screen } from '../../src/screen/screen.js';
-import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
+import { cleanup, quitByCtrlC, readJsonl, startCli, tempDir, type CliProcess, type JsonLine } from '../helpers/cli.js';
 import { claudeCommand, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
 import { contentBlocks, startFakeAnthropic, toolResults, toolResultText, type FakeAnthropic, type ScriptStep } from './fake-anthropic.js';
 import { until } from '../helpers/until.js';
@@ -58,15 +58,7 @@ function runClaude(h: ClaudeHome, state: string, prompt: string): CliProcess {
   );
 }
 
-/** Ctrl-C twice leaves Claude Code; it is repeated until the job ends. */
-async function quit(p: CliProcess): Promise<void> {
-  await until(() => {
-    if (p.exited) return true;
-    p.write('\x03');
-    return false;
-  }, SOON, 'exit after ctrl-c', 400);
-  await p.waitExit(SOON);
-}
+const quit = (p: CliProcess) => quitByCtrlC(p, SOON);
 
 const isState = (state: string, reason?: string) => (o: JsonLine) =>
   o.type === 'state' && o.state === state && (reason === undefined || o.reason === reason);

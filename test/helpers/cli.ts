@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from './until.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'nightshift.js');
@@ -221,4 +222,14 @@ export function readJsonl(path: string): Record<string, unknown>[] {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Ctrl-C, repeated until the job ends (Claude Code leaves on the second), then its exit. */
+export async function quitByCtrlC(p: CliProcess, ms: number): Promise<void> {
+  await until(() => {
+    if (p.exited) return true;
+    p.write('\x03');
+    return false;
+  }, ms, 'exit after ctrl-c', 400);
+  await p.waitExit(ms);
 }
