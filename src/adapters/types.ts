@@ -74,12 +74,17 @@ export function parseAgentKind(name: string): AgentKind {
  */
 export function detectAgent(argv: readonly string[], override?: string): AgentKind {
   if (override !== undefined && override.trim().toLowerCase() !== 'auto') return parseAgentKind(override);
-  for (const arg of argv) {
-    const kind = kindOfWord(arg);
-    if (kind !== undefined) return kind;
-    if (!isPassThrough(arg)) break;
+  const at = agentWordIndex(argv);
+  return at < 0 ? 'generic' : kindOfWord(argv[at]!)!;
+}
+
+/** Where the word naming the agent stands (`…/cli.js`, `codex`), or -1: the agent's own flags come after it. */
+export function agentWordIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    if (kindOfWord(argv[i]!) !== undefined) return i;
+    if (!isPassThrough(argv[i]!)) break;
   }
-  return 'generic';
+  return -1;
 }
 
 function kindOfWord(arg: string): AgentKind | undefined {

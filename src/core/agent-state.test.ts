@@ -60,6 +60,18 @@ describe('agent states in the watchdog (issue 9.3)', () => {
     expect(h.wd.actions).toHaveLength(1);
   });
 
+  it('a rule\'s prompt answered (or rejected: no hook follows) takes the agent\'s waiting with it: no second block', () => {
+    const h = harness();
+    const dialog = ' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to proj/ from this project\n   3. No\n\n Esc to cancel · Tab to amend';
+    h.at(1_000, h.agent('waiting', 'PermissionRequest'));
+    h.at(1_010, h.screen(dialog));
+    h.at(3_000);
+    expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'claude-code-permission' });
+    h.at(4_000, h.screen('● Bash(touch made.txt)\n  ⎿  Interrupted · What should Claude do instead?\n\n❯ '));
+    h.at(60_000);
+    expect(h.states().slice(1)).toEqual(['0:running:started', '2510:blocked:prompt', '4000:running:prompt-cleared']);
+  });
+
   it('ends when the agent says it works again, or when its tool call finishes; a start of the asked-about call does not end it', () => {
     const h = harness();
     h.at(1_000, h.screen(ODD));

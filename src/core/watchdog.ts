@@ -237,10 +237,7 @@ export class Watchdog {
     const d = snap ? detectDialog(snap) : undefined;
     const key = d ? dialogKey(d) : undefined;
     if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
-    if (this.sm.state === 'blocked' && this.sm.reason.code === 'unknown-dialog' && !this.blockedOn(this.dialog?.key ?? '')) {
-      this.episode = undefined;
-      this.move('running', { code: 'prompt-cleared' }, now);
-    }
+    if (this.sm.state === 'blocked' && this.sm.reason.code === 'unknown-dialog' && !this.blockedOn(this.dialog?.key ?? '')) this.promptCleared(now);
   }
 
   private onProc(busy: boolean, now: number): void {
@@ -254,6 +251,17 @@ export class Watchdog {
     const reason: Reason = { code, exitCode, signal };
     this.candidate = undefined;
     this.move('done', reason, now);
+  }
+
+  /**
+   * The dialog left the screen: answered. An agent's "waiting" said while it
+   * was up was about it (Claude's hook fires as its dialog is drawn, and a
+   * rejection fires nothing), so it ends with it rather than blocking anew.
+   */
+  private promptCleared(now: number): void {
+    this.episode = undefined;
+    this.agent.clear();
+    this.move('running', { code: 'prompt-cleared' }, now);
   }
 
   /** Activity ends an unknown-prompt or hung episode; a known prompt ends only when it leaves the screen. */
@@ -271,10 +279,7 @@ export class Watchdog {
       if (!this.blockedOn(c.key)) this.blockOnPrompt(c, now);
       return;
     }
-    if (this.sm.state === 'blocked' && this.sm.reason.code === 'prompt') {
-      this.episode = undefined;
-      this.move('running', { code: 'prompt-cleared' }, now);
-    }
+    if (this.sm.state === 'blocked' && this.sm.reason.code === 'prompt') this.promptCleared(now);
     if (this.sm.state === 'running' && !this.candidate && this.agent.due(now, this.stillness())) {
       const detail = agentStateDetail(this.agent.signal!);
       this.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);

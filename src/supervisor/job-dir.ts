@@ -5,6 +5,8 @@
  *   state/jobs/<id>/log.jsonl        structured log (pino)
  *   state/jobs/<id>/evidence.jsonl   one record per prompt episode, append-only
  *   state/jobs/<id>/summary.json     command, timestamps, transitions, final state (atomic rewrite)
+ *   state/jobs/<id>/agent-signals.jsonl  what the agent's hooks / notify program said, one JSON a line
+ *   state/jobs/<id>/agent-settings.json  the job's own agent settings (Claude `--settings`, Gemini system settings)
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -19,6 +21,8 @@ export interface JobPaths {
   readonly log: string;
   readonly evidence: string;
   readonly summary: string;
+  readonly agentSignals: string;
+  readonly agentSettings: string;
 }
 
 export function jobId(name: string | undefined, command: string, at: Date): string {
@@ -43,6 +47,8 @@ export function createJobDir(stateDir: string, id: string): JobPaths {
     log: join(dir, 'log.jsonl'),
     evidence: join(dir, 'evidence.jsonl'),
     summary: join(dir, 'summary.json'),
+    agentSignals: join(dir, 'agent-signals.jsonl'),
+    agentSettings: join(dir, 'agent-settings.json'),
   };
   // The files hold what the job printed (the recording raw): 0600 from the start,
   // so every writer that opens them later finds them private.

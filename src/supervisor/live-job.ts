@@ -33,6 +33,8 @@ import { JobSummary } from './summary.js';
 import { SystemClock } from './system-clock.js';
 import type { JobOptions, JobSpec } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
+import { agentStateMarker, type AgentState } from '../core/agent-state.js';
+import { AgentSignals, prepareLaunch, type AgentLaunch } from '../signals/wire.js';
 
 export type { JobOptions, JobSpec } from './job-spec.js';
 
@@ -68,12 +70,13 @@ export class LiveJob {
     readonly spec: JobSpec,
     private readonly opts: JobOptions,
     store: DisposableStore,
+    private readonly launch: AgentLaunch,
   ) {
     this.store = store;
     const p = opts.paths;
     this.clock = opts.clock ?? new SystemClock();
-    const env = { ...spec.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
-    const pty = PtyHost.spawn({ command: spec.command, args: [...spec.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
+    const env = { ...launch.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
+    const pty = PtyHost.spawn({ command: spec.command, args: [...launch.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
     this.pty = pty;
     store.add(() => {
       // A job released before it exited (a failed start) must not outlive its owner.
@@ -131,7 +134,7 @@ export class LiveJob {
     const store = new DisposableStore();
     let job: LiveJob | undefined;
     try {
-      job = new LiveJob(spec, opts, store);
+      job = new LiveJob(spec, opts, store, await prepareLaunch(opts.agentKind, spec, opts.paths));
       await job.begin();
       job.startupDone(true);
       return job;
@@ -144,7 +147,9 @@ export class LiveJob {
 
   private async begin(): Promise<void> {
     const { spec, opts } = this;
-    this.log.info({ command: spec.command, args: spec.args, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
+    const wired = this.launch.args === spec.args ? {} : { launched_args: this.launch.args };
+    this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
+    if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     this.watchdog.start();
     this.pty.onData((data) => this.onData(data));
     if (opts.answerQueries !== false) this.screen.onReply((reply) => this.pty.write(reply));
@@ -152,6 +157,7 @@ export class LiveJob {
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
     if (!opts.agent) await this.attachEvents();
     if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile);
+    if (opts.agentKind && opts.agentKind !== 'generic') await this.attachSignals(opts.agentKind);
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
     if (opts.agentKind) void this.checkCoverage(opts.agentKind);
@@ -329,6 +335,23 @@ export class LiveJob {
     const agent = this.agent;
     this.store.add(() => agent.watch.close());
     this.store.add(() => agent.dispose());
+  }
+
+  private async attachSignals(kind: AgentKind): Promise<void> {
+    const host = {
+      state: (s: AgentState) => this.onAgentState(s),
+      problem: (m: string) => this.log.warn({ problem: m }, 'agent signal'),
+      isClosed: () => this.store.isDisposed,
+    };
+    const signals = await AgentSignals.start(kind, this.launch, this.spec, this.opts.paths, this.pty.pid, host);
+    this.store.add(() => signals.close());
+  }
+
+  /** What the agent says of itself: recorded (drills replay it), then to the watchdog, which may only escalate sooner on it. */
+  private onAgentState(s: AgentState): void {
+    this.cast.marker(this.clock.now(), agentStateMarker(s));
+    this.log.info({ agent_state: s }, `agent ${s.state} (${s.source}:${s.detail})`);
+    this.observe({ kind: 'agent', signal: s });
   }
 
   private applyBundle(b: RuleBundle): void {
