@@ -134,9 +134,18 @@ export class DaemonJob {
   }
 
   private onAction(a: Action): void {
+    // A probe's stop (the step budget) is a budget trip the agent's transcript found: paged as the daemon's own are.
+    if (a.kind === 'stop') return this.pageStop(a.reason, a.text);
     if (a.kind !== 'escalate') return;
     this.episode++;
     this.deps.pager.page(this.pageFor(a), this.redact);
+  }
+
+  private pageStop(reason: string, text: string | null): void {
+    this.tripped = true;
+    this.deps.pager.resolve(this.id);
+    this.episode++;
+    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason, prompt: text, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);
   }
 
   /** A board write that fails (SQLITE_FULL on a full disk) must not become an uncaught exception in a PTY or timer callback. */
@@ -191,11 +200,8 @@ export class DaemonJob {
 
   private trip(cause: string, detail: string): void {
     clearInterval(this.budgetTimer);
-    this.tripped = true;
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
-    this.deps.pager.resolve(this.id);
-    this.episode++;
-    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason: cause, prompt: null, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);
+    this.pageStop(cause, `${cause}: ${detail}`);
     void this.live.stop(cause);
   }
 

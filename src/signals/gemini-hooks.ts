@@ -12,7 +12,8 @@
  * /etc/gemini-cli/settings.json) plus our hooks, so nothing else changes and
  * the user's ~/.gemini/settings.json is never written.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { AgentState } from '../core/agent-state.js';
 import { mergeSettings } from './claude-settings.js';
@@ -56,6 +57,11 @@ export async function geminiSettingsEnv(
   env: Readonly<Record<string, string>>,
   paths: { readonly agentSettings: string; readonly agentSignals: string },
 ): Promise<{ env: Record<string, string>; problem?: string }> {
+  const insecure = await insecureAncestor(dirname(paths.agentSettings));
+  if (insecure) {
+    // Gemini would skip the file and print a security warning into the job's screen (one the risk scan reads as sudo/chmod).
+    return { env: {}, problem: `Gemini CLI reads system settings only from folders owned by root and writable by no one else (${insecure}); the job runs without Gemini hook signals` };
+  }
   const current = env[GEMINI_SYSTEM_SETTINGS_VAR] || SYSTEM_SETTINGS;
   let theirs: Record<string, unknown> = {};
   try {
@@ -66,4 +72,20 @@ export async function geminiSettingsEnv(
   }
   await writeFile(paths.agentSettings, `${JSON.stringify(mergeSettings(theirs, geminiHooks(paths.agentSignals)), null, 2)}\n`, { mode: 0o600 });
   return { env: { [GEMINI_SYSTEM_SETTINGS_VAR]: paths.agentSettings } };
+}
+
+/**
+ * The first folder on the way to the job's settings that Gemini 0.61's
+ * check refuses (isFileAndDirectorySecureSync in its bundle: every ancestor
+ * owned by uid 0 and not writable by group or others), or undefined. In
+ * practice only a daemon run by root with its state outside /tmp passes.
+ */
+async function insecureAncestor(dir: string): Promise<string | undefined> {
+  for (let d = dir; ; d = dirname(d)) {
+    const s = await stat(d).catch(() => undefined);
+    if (!s) return `${d} cannot be read`;
+    if (s.uid !== 0) return `${d} is owned by uid ${s.uid}`;
+    if ((s.mode & 0o022) !== 0) return `${d} is writable by group or others`;
+    if (dirname(d) === d) return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentState } from '../core/agent-state.js';
@@ -12,8 +12,8 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-function job() {
-  const dir = mkdtempSync(join(tmpdir(), 'ns-wire-'));
+function job(root = tmpdir()) {
+  const dir = mkdtempSync(join(root, 'ns-wire-'));
   dirs.push(dir);
   return { dir, paths: { agentSignals: join(dir, 'agent-signals.jsonl'), agentSettings: join(dir, 'agent-settings.json') } };
 }
@@ -105,8 +105,17 @@ describe('Codex: -c notify for one job', () => {
 });
 
 describe('Gemini: its own system settings', () => {
-  it('points GEMINI_CLI_SYSTEM_SETTINGS_PATH at the job\'s file: the system settings in force plus our hooks', async () => {
+  it('leaves Gemini alone when its security check would refuse the file (a folder not owned by root, or writable by others, such as /tmp)', async () => {
     const { dir, paths } = job();
+    const l = await prepareLaunch('gemini', { command: 'gemini', args: ['-p', 'x'], cwd: dir, env: {} }, paths);
+    expect(l.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
+    expect(l.problem).toMatch(/owned by root and writable by no one else/);
+  });
+
+  // Gemini 0.61 takes system settings only from root-owned, private folders: a root's home is one.
+  it.skipIf(process.getuid?.() !== 0)('points GEMINI_CLI_SYSTEM_SETTINGS_PATH at the job\'s file: the system settings in force plus our hooks', async () => {
+    const { dir, paths } = job(homedir());
+    chmodSync(dir, 0o700);
     writeFileSync(join(dir, 'system.json'), '// admin\n{"tools": {"sandbox": true}, "hooks": {"BeforeTool": [{"matcher": "x", "hooks": []}]}}');
     const l = await prepareLaunch('gemini', { command: 'gemini', args: ['-p', 'x'], cwd: dir, env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(dir, 'system.json') } }, paths);
     expect(l.args).toEqual(['-p', 'x']);

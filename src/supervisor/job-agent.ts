@@ -124,9 +124,14 @@ export class JobAgent {
     if (r.kind === 'stop') this.host.stop(`budget:${v.probe === 'budget-overrun' ? 'steps' : v.probe}`);
   }
 
-  /** A person continued the job after an escalation. */
-  continued(): void {
+  /**
+   * A person acted after an escalation: a paused program runs again. On
+   * `continue` (`asItWas`) a turn that had already ended ends the job as it
+   * would have: not a success, since its last turn drew the escalation.
+   */
+  continued(asItWas = false): void {
     this.binder.release();
+    if (asItWas && !this.inTurn && this.finalText !== null) this.onTurnEnded(this.finalText);
   }
 
   dispose(): void {

@@ -207,6 +207,8 @@ export class LiveJob {
   stop(cause: string, graceMs = 3_000): Promise<PtyExit> {
     if (this.pty.running) {
       this.stopCause ??= cause;
+      // A paused program (on_escalate: pause) must run again to hear the interrupt and the SIGTERM.
+      this.agent?.continued();
       this.log.warn({ cause }, 'stopping job');
       stopLadder(this.pty, graceMs);
     }
@@ -263,7 +265,7 @@ export class LiveJob {
       throw new InputError(`job ${this.id} is not blocked by a probe (it is ${this.watchdog.state}: ${this.watchdog.reason.code}); nothing to continue`);
     }
     this.personActed('continue', who, { reason: this.watchdog.reason.code });
-    this.agent?.continued();
+    this.agent?.continued(true);
   }
 
   /** A person typed into the job (`send`, `key`): input, and the end of a probe's block. */

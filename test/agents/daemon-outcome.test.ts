@@ -45,10 +45,15 @@ describe.skipIf(skipClaudeTests())('issue 8.3: one meaning of success, real Clau
     expect((await d.show('next')).screen).toContain('next-ran');
   }, 90_000);
 
-  it('a job that ends escalated (a refused claim) failed: exit status 1 everywhere, and --after it is dependency-failed', async (ctx) => {
+  it('a refused claim blocks the job (probe:fake-completion); continued as it was, it ends escalated and failed: exit status 1 everywhere, and --after it is dependency-failed', async (ctx) => {
     const { d, h } = await agentDaemon(ctx, [{ text: 'I created the file notes.md.' }]);
     await d.submit('claim', [...claudeArgv(), 'please create notes.md with a summary of the README'], ['--agent', 'claude', '--cwd', h.project]);
     await d.submit('after-claim', ['echo', 'never'], ['--after', 'claim', '--cwd', h.project]);
+    // Issue 10.1: the refused claim binds; the --after job waits on it meanwhile.
+    await d.waitState('claim', 'blocked', 'probe:fake-completion', FINISH);
+    expect(sr((await d.jobs()).find((j) => j.name === 'after-claim')!)).toBe('queued/submitted');
+    const cont = await d.ns('continue', ['claim'], { NIGHTSHIFT_USER: 'bob' });
+    expect(cont.stdout).toContain('continued claim (was blocked: probe:fake-completion) as human:bob');
     const claim = await d.waitState('claim', 'done', 'escalated', FINISH);
     // The same exit status as `nightshift run` exits with for this job (1), not the CLI's own code after Ctrl-C.
     expect(claim.exit).toEqual({ code: 1, signal: null });

@@ -323,11 +323,10 @@ describe.skipIf(skipClaudeTests())('probes on the real Claude Code 2.1.112 offli
     expect(actions(p).filter((a) => a.kind === 'escalate').map((a) => a.reason)).toEqual(['probe:fake-completion']);
   }, TEST_TIMEOUT);
 
-  // Fails today (see the report): 3 s after the escalation the job is stopped as
-  // done/turn-ended, which counts as success (no resume card), so the refused
-  // claim ends up as the job's accepted final answer. Either outcome passes
-  // here: the job keeps waiting for a person, or it ends as something other
-  // than a success, with a resume card.
+  // Once, 3 s after the escalation the job was stopped as done/turn-ended, a
+  // success, so the refused claim became the accepted final answer. Now the
+  // escalation binds and the job waits for a person (issue 10.1); an end other
+  // than a success, with a resume card, would pass as well.
   it('a refused claim is not a success: after a fake-completion escalation the job does not end done/turn-ended without a resume card', async () => {
     const server = await fake([{ text: 'I created the file notes.md.' }]);
     const h = claudeHome(project({ git: true }), server.url);

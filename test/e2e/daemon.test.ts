@@ -296,7 +296,8 @@ describe('daemon: paging', () => {
       rule: 'generic-yes-no',
       class: 'confirm',
       prompt: 'Continue? [y/N]',
-      answer_command: 'nightshift answer pager-ask y',
+      // Pasted into any shell it works: the state dir is not this shell's default.
+      answer_command: `nightshift answer --state ${d.state} pager-ask y`,
       urgent: true,
     });
     expect(page.screen).toContain('Continue? [y/N]');
@@ -305,11 +306,11 @@ describe('daemon: paging', () => {
     // ntfy: text body, metadata in headers.
     expect(ntfy!.headers.title).toBe('nightshift: pager-ask blocked (prompt)');
     expect(ntfy!.headers.priority).toBe('high');
-    for (const s of ['pager-ask', 'blocked', 'prompt', 'Continue? [y/N]', 'nightshift answer pager-ask y']) expect(ntfy!.body).toContain(s);
+    for (const s of ['pager-ask', 'blocked', 'prompt', 'Continue? [y/N]', `nightshift answer --state ${d.state} pager-ask y`]) expect(ntfy!.body).toContain(s);
 
     // Slack: one mrkdwn text.
     const slackText = (JSON.parse(slack!.body) as { text: string }).text;
-    for (const s of ['pager-ask', 'blocked', 'prompt', 'Continue? [y/N]', 'nightshift answer pager-ask y']) expect(slackText).toContain(s);
+    for (const s of ['pager-ask', 'blocked', 'prompt', 'Continue? [y/N]', `nightshift answer --state ${d.state} pager-ask y`]) expect(slackText).toContain(s);
 
     // README "Paging": every page carries the last screen lines (redacted). ntfy and Slack bodies show
     // only the prompt when there is one — see the report (src/notify/format.ts detail()).
@@ -403,7 +404,7 @@ describe('daemon: paging', () => {
     expect(srv.on('/flaky').map((x) => x.status)).toEqual([500, 200]);
     expect(late.on('/late').map((x) => x.status)).toEqual([200]);
     const delivered = JSON.parse(late.on('/late')[0]!.body) as Record<string, unknown>;
-    expect(delivered).toMatchObject({ name: 'retry-ask', kind: 'prompt', answer_command: 'nightshift answer retry-ask y' });
+    expect(delivered).toMatchObject({ name: 'retry-ask', kind: 'prompt', answer_command: `nightshift answer --state ${d.state} retry-ask y` });
   }, 60_000);
 });
 
