@@ -247,6 +247,7 @@ function promptOf(r: Record<string, unknown>): string | undefined {
 export const claudeAdapter: AgentAdapter<ClaudeState> = {
   kind: 'claude',
   locate: locateClaude,
+  root: (job) => join(configDir(job), 'projects'),
   newState: newClaudeState,
   parse: parseClaudeLine,
 };

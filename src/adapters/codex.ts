@@ -247,6 +247,7 @@ async function listCandidates(dir: string, since: number): Promise<Candidate[]> 
 export const codexAdapter: AgentAdapter<CodexState> = {
   kind: 'codex',
   locate: locateCodex,
+  root: (job) => join(codexHome(job), 'sessions'),
   newState: newCodexState,
   parse: parseCodexLine,
 };

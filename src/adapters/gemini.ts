@@ -191,6 +191,7 @@ async function listCandidates(dir: string, since: number): Promise<Candidate[]> 
 export const geminiAdapter: AgentAdapter<GeminiState> = {
   kind: 'gemini',
   locate: locateGemini,
+  root: (job) => join(geminiDir(job), 'tmp'),
   newState: newGeminiState,
   parse: parseGeminiLine,
 };

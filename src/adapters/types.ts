@@ -39,6 +39,8 @@ export interface AgentAdapter<S = unknown> {
    * the choice, so two jobs looking at once cannot both take it.
    */
   locate(job: AgentJob): Promise<string | null>;
+  /** The folder its transcripts are looked for in (under the job's HOME or config dir), to tell a person where nothing was found. */
+  root?(job: AgentJob): string;
   /** Fresh per-file parser state; `source` (the file's basename) prefixes event ids. */
   newState(source: string): S;
   /** One line (without its newline); lineNo counts from 1. Never throws. */

@@ -7,18 +7,23 @@ import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daem
 export function registerBoard(program: Command): void {
   addStateFlag(program.command('board').description('list jobs: queued, running, blocked, done').option('--json', 'one JSON document')).action(
     async (f: StateFlag & { json?: boolean }) => {
-      const jobs = await callDaemon<JobRecord[]>(f, 'board');
+      const jobs = await callDaemon<BoardRow[]>(f, 'board');
       if (f.json) return printJson({ jobs });
       process.stdout.write(formatBoard(jobs));
     },
   );
 }
 
-function formatBoard(jobs: JobRecord[]): string {
+/** A job record, with a live job's warnings (no transcript) when it has some. */
+type BoardRow = JobRecord & { warnings?: { code: string; message: string }[] };
+
+function formatBoard(jobs: BoardRow[]): string {
   if (jobs.length === 0) return 'no jobs\n';
   const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), ago(j.created), ago(j.last_activity ?? j.started), j.id]);
   const head = ['NAME', 'STATE', 'REASON', 'AGE', 'ACTIVE', 'ID'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+  // Under the table: a warning is a sentence, too long for a column.
+  const warnings = jobs.flatMap((j) => (j.warnings ?? []).map((w) => `warning: ${j.name}: ${w.message}`));
+  return `${[line(head), ...rows.map(line), ...warnings].join('\n')}\n`;
 }

@@ -94,6 +94,8 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     // The values given with --env stay out of the job's log, evidence and summary.
     redact: redactorFor(own),
     ...(agent ? { agent } : {}),
+    lateAgent: (kind) => agentOption([kind], rulesPath, kind, flags.profile),
+    onWarning: (w) => process.stderr.write(flags.json ? `${JSON.stringify({ type: 'warning', message: w.message, warning: w.code })}\n` : `nightshift: ${w.message}\n`),
     agentKind: detectAgent(argv, flags.agent),
     onCoverage: (c) => {
       if (c.covered !== false) return;

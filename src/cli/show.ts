@@ -11,6 +11,8 @@ interface Shown {
   transitions: TransitionRecord[];
   signals: Record<string, unknown> | null;
   rules_coverage: RulesCoverage | null;
+  /** A live job's warnings (no transcript); absent from an older daemon. */
+  warnings?: { code: string; message: string; time: string }[];
   screen: string | null;
   evidence: Record<string, unknown>[];
   pages: OutboxRow[];
@@ -39,6 +41,7 @@ function formatShown(s: Shown): string {
   if (j.ended) out.push(`  ended:    ${j.ended}${j.exit ? ` exit ${j.exit.code}${j.exit.signal ? ` (${j.exit.signal})` : ''}` : ''}`);
   if (s.signals) out.push(`  signals:  ${Object.entries(s.signals).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
   if (s.rules_coverage) out.push(`  rules:    ${s.rules_coverage.note}`);
+  for (const w of s.warnings ?? []) out.push(`  warning:  ${w.message} (${w.code}, ${w.time})`);
   if (j.paths) out.push(`  files:    ${j.paths.dir}`);
   out.push('  transitions:');
   for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonWithDetail(t.reason)}`);

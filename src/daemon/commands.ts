@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { keySequence } from '../pty/keys.js';
 import { InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
-import { cancel, liveJob, show, submit } from './commands/jobs.js';
+import { boardRow, cancel, liveJob, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
 import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
 
@@ -39,7 +39,7 @@ export const COMMANDS: readonly DaemonCommand[] = [
       return { ...done, job: maskJob(done.job) };
     },
   }),
-  defineCommand({ name: 'board', usage: '', args: none, handler: (d) => d.board.list().map((rec) => maskJob(rec)) }),
+  defineCommand({ name: 'board', usage: '', args: none, handler: (d) => d.board.list().map((rec) => boardRow(d, rec)) }),
   defineCommand({ name: 'show', usage: '{job}', args: job, handler: (d, a) => maskShown(show(d, a.job)) }),
   defineCommand({
     name: 'answer',

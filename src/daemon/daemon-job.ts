@@ -17,6 +17,7 @@ import { detectAgent } from '../adapters/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { LiveJob } from '../supervisor/live-job.js';
+import type { JobWarning } from '../supervisor/tree-agent.js';
 import { actionPage, cliCommand, type PageBase } from './job-pages.js';
 
 export interface DaemonJobDeps {
@@ -72,6 +73,8 @@ export class DaemonJob {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
+        lateAgent: (kind) => agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE),
+        onWarning: (w) => job.guarded('warning page', () => job.pageWarning(w)),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
@@ -167,6 +170,11 @@ export class DaemonJob {
       prompt: `cannot write ${file} of ${this.record.name} (${e.message}); the job keeps running, recordings are paused`,
       urgent: true,
     }, this.redact);
+  }
+
+  /** Once per job: a warning blocks nothing, so it is no episode and not urgent. */
+  private pageWarning(w: JobWarning): void {
+    this.deps.pager.page({ ...this.pageBase(), key: `${this.id}:${w.code}`, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.redact);
   }
 
   private onActivity(): void {

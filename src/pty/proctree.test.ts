@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { killTree } from '../../test/helpers/pty-tree.js';
 import { PtyHost } from './host.js';
 import { foregroundProcess, parseStat, readProcessTree, summarizeTree, type ProcInfo } from './proctree.js';
 
@@ -9,21 +10,9 @@ const hosts: PtyHost[] = [];
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const h of hosts.splice(0)) {
-    // Children of a non-interactive bash are not hung up with it.
-    for (const p of readProcessTree(h.pid).reverse()) safeKill(p.pid);
-    h.dispose();
-  }
+  for (const h of hosts.splice(0)) killTree(h);
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-function safeKill(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 function spawn(command: string, args: string[]): PtyHost {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), PS1: '$ ' };

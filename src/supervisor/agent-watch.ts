@@ -5,7 +5,8 @@
  */
 import type { AgentEvent, AgentKind } from '../core/agent-events.js';
 import type { ToolEvent } from '../core/tool-events.js';
-import { adapterFor, TranscriptFollower } from '../adapters/index.js';
+import { adapterFor, TranscriptFollower, type AgentJob } from '../adapters/index.js';
+import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
 import { AgentMonitor, type MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { changedPaths, gitSnapshot, type GitSnapshot } from './git-snapshot.js';
@@ -38,6 +39,8 @@ export const TURN_END_QUIET_MS = 3_000;
 export class AgentWatch {
   readonly monitor: AgentMonitor;
   private readonly follower: TranscriptFollower;
+  /** What the follower locates by; its env changes once the agent process's own is read. */
+  private readonly located: Omit<AgentJob, 'env'> & { env: AgentJob['env'] };
   private turnStartGit: Promise<GitSnapshot> | undefined;
   /**
    * Agent events are handled one after another, each after the one before:
@@ -59,7 +62,8 @@ export class AgentWatch {
   ) {
     this.monitor = new AgentMonitor(profile);
     this.artefactsAtStart = gitSnapshot(job.cwd);
-    this.follower = new TranscriptFollower(adapterFor(job.kind), { ...job, claimed: CLAIMED });
+    this.located = { ...job, claimed: CLAIMED };
+    this.follower = new TranscriptFollower(adapterFor(job.kind), this.located);
     this.follower.onEvent((e) => on.tool(e));
     this.follower.onProblem((m) => on.problem(m));
     this.follower.onAgentEvent((e) => this.enqueue(e));
@@ -67,6 +71,16 @@ export class AgentWatch {
 
   get transcript(): string | null {
     return this.follower.path;
+  }
+
+  /** The agent process's own HOME and config dirs (a wrapper may set them): the follower looks there from its next look on. */
+  useAgentVars(vars: AgentHomeVars): void {
+    this.located.env = withAgentVars(this.located.env, vars);
+  }
+
+  /** The folder the transcript is looked for in, for a person to check. */
+  get lookedIn(): string | null {
+    return adapterFor(this.job.kind).root?.(this.located) ?? null;
   }
 
   /** Stops following; the events already read are still handled (their snapshots awaited) before it resolves. */

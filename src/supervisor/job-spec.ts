@@ -7,6 +7,7 @@ import type { ProbeProfile } from '../probes/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobPaths } from './job-dir.js';
+import type { JobWarning } from './tree-agent.js';
 
 export interface JobSpec {
   readonly command: string;
@@ -38,6 +39,10 @@ export interface JobOptions {
   readonly answerQueries?: boolean;
   /** The agent this job runs (transcript, probes); absent = a plain program. */
   readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /** The probe profile for an agent found later in the job's process tree (a wrapper script); undefined: it stays a plain program. */
+  readonly lateAgent?: (kind: AgentKind) => Promise<{ readonly kind: AgentKind; readonly profile: ProbeProfile } | undefined>;
+  /** A warning about the running job (no transcript): log, show, board, page. */
+  readonly onWarning?: (w: JobWarning) => void;
   /**
    * The agent the command runs, even without probe profiles: its version is
    * read after the start and compared with the rules' `checked:` versions.

@@ -35,6 +35,8 @@ import type { JobOptions, JobSpec } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
 import { agentStateMarker, type AgentState } from '../core/agent-state.js';
 import { AgentSignals, prepareLaunch, type AgentLaunch } from '../signals/wire.js';
+import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
+import { TreeAgent, type JobWarning } from './tree-agent.js';
 
 export type { JobOptions, JobSpec } from './job-spec.js';
 
@@ -61,6 +63,7 @@ export class LiveJob {
   private stopCause: string | undefined;
   private sampledCandidate: string | undefined;
   private agent: JobAgent | undefined;
+  private treeAgent: TreeAgent | undefined;
   private coverage: RulesCoverage | undefined;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
@@ -109,6 +112,7 @@ export class LiveJob {
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
       busy: (busy) => this.onProc(busy),
       foreground: (program) => this.onForeground(program),
+      tree: (tree) => this.treeAgent?.tree(tree),
       ttyRead: (reading) => {
         this.cast.marker(this.clock.now(), reading ? 'tty:read' : 'tty:idle');
         this.observe({ kind: 'tty-read', reading });
@@ -151,6 +155,7 @@ export class LiveJob {
     this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     this.watchdog.start();
+    this.watchTree();
     this.pty.onData((data) => this.onData(data));
     if (opts.answerQueries !== false) this.screen.onReply((reply) => this.pty.write(reply));
     this.sampler.start(opts.procSampleMs ?? 1_000);
@@ -161,6 +166,29 @@ export class LiveJob {
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
     if (opts.agentKind) void this.checkCoverage(opts.agentKind);
+  }
+
+  /** Wrapped agents: found in the process tree, followed under their own HOME, a warning when no transcript comes (tree-agent.ts). */
+  private watchTree(): void {
+    const tree = new TreeAgent({
+      clock: this.clock,
+      kind: this.opts.agent?.kind ?? this.opts.agentKind,
+      watch: () => this.agent?.watch,
+      becomeAgent: async (kind, vars) => {
+        const late = await this.opts.lateAgent?.(kind);
+        if (late && !this.store.isDisposed) this.attachAgent(kind, late.profile, vars);
+        return this.agent !== undefined;
+      },
+      log: (level, msg, fields) => this.log[level](fields ?? {}, msg),
+      warn: (w) => this.opts.onWarning?.(w),
+    });
+    this.store.add(() => tree.dispose());
+    this.treeAgent = tree;
+  }
+
+  /** What the job's watchers want a person to know though nothing is blocked (no transcript). */
+  get warnings(): JobWarning[] {
+    return this.treeAgent?.warnings ?? [];
   }
 
   /** The agent's version against the rules' `checked:` versions; null until read (or for a plain program). */
@@ -303,7 +331,7 @@ export class LiveJob {
     this.typed.raw(data);
   }
 
-  private attachAgent(kind: AgentKind, profile: ProbeProfile): void {
+  private attachAgent(kind: AgentKind, profile: ProbeProfile, vars?: AgentHomeVars): void {
     const job = this;
     this.agent = new JobAgent(
       {
@@ -331,7 +359,7 @@ export class LiveJob {
       },
       kind,
       profile,
-      this.spec.env,
+      vars ? withAgentVars(this.spec.env, vars) : this.spec.env,
       this.pty.pid,
     );
     const agent = this.agent;
@@ -383,6 +411,7 @@ export class LiveJob {
     this.opts.onOutput?.(data);
     for (const l of this.outputListeners) l(data);
     this.observe({ kind: 'output' });
+    this.treeAgent?.output();
     this.feed.push(data);
   }
 

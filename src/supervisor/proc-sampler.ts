@@ -1,7 +1,7 @@
 /** Samples a job's process tree on a timer and reports busy/idle and foreground changes. */
 import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js';
 import type { Clock } from '../core/clock.js';
-import { foregroundProcess, readProcessTree, summarizeTree } from '../pty/proctree.js';
+import { foregroundProcess, readProcessTree, summarizeTree, type ProcInfo } from '../pty/proctree.js';
 import { readsTerminal } from '../pty/tty-read.js';
 
 export interface SamplerEvents {
@@ -10,6 +10,8 @@ export interface SamplerEvents {
   foreground(program: string | null): void;
   /** The foreground process started or stopped waiting in a terminal read. */
   ttyRead?(reading: boolean): void;
+  /** Every tree read, for whoever else needs it (the agent spotter): one poller per job. */
+  tree?(tree: readonly ProcInfo[]): void;
 }
 
 export class ProcSampler {
@@ -46,6 +48,7 @@ export class ProcSampler {
   private sample(): void {
     const tree = readProcessTree(this.rootPid);
     if (tree.length === 0) return;
+    this.events.tree?.(tree);
     const fgProc = foregroundProcess(tree);
     const fg = fgProc?.comm ?? null;
     if (fg !== this.lastForeground) {

@@ -6,6 +6,9 @@ import { InputError } from '../../util/errors.js';
 import type { Daemon } from '../daemon.js';
 import type { DaemonJob } from '../daemon-job.js';
 import { reasonText } from '../reason-text.js';
+import { maskJob } from '../job-secrets.js';
+import { redactDeep, redactorFor } from '../../notify/secrets.js';
+import type { JobWarning } from '../../supervisor/tree-agent.js';
 
 /** The job's PTY inside the daemon, or an error that says why there is none (`what`: "attach to", "send to"). */
 export function liveJob(d: Daemon, rec: JobRecord, what: string): DaemonJob {
@@ -35,6 +38,13 @@ export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<
   return { job: d.board.require(rec.id), notice };
 }
 
+/** A board row: the record, and a live job's warnings (no transcript) when it has some. */
+export function boardRow(d: Daemon, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
+  const r = redactorFor(rec.env);
+  const warnings = d.jobs.get(rec.id)?.live.warnings ?? [];
+  return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+}
+
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 export function show(d: Daemon, idOrName: string) {
@@ -57,6 +67,7 @@ export function show(d: Daemon, idOrName: string) {
       : null,
     // Live jobs only: an ended job's log keeps the note (rules_coverage).
     rules_coverage: job?.live.rulesCoverage ?? null,
+    warnings: job?.live.warnings ?? [],
     screen: job ? job.live.screen.text() : finalScreen(rec),
     evidence: lastEvidence(rec, 3),
     pages: d.pager.history(rec.id),
