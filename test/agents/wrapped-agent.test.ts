@@ -35,7 +35,11 @@ const pageOf = (x: Hit) => JSON.parse(x.body) as { kind: string; reason: string;
 const webhookConfig = (url: string) => ['notify:', '  repage_after: off', '  notifiers:', `    - { kind: webhook, url: "${url}" }`, ''].join('\n');
 
 describe.skipIf(skipClaudeTests())('issue 10.5: a wrapped Claude Code is found in the process tree', () => {
-  it('launch.sh with its own HOME, no --agent: detected as claude, transcript under the wrapper HOME, a loop blocks on probe:repeated-…', async (ctx) => {
+  // Without --agent the tree tells the agent; with it (the issue's case) the tree tells the agent's HOME.
+  it.for([
+    ['no --agent: detected as claude from the tree', []],
+    ['--agent claude: the agent process’s own HOME', ['--agent', 'claude']],
+  ] as [string, string[]][])('launch.sh with its own HOME, %s; transcript under the wrapper HOME, a loop blocks on probe:repeated-…', async ([, flags], ctx) => {
     const server = await startFakeAnthropic(Array.from({ length: 12 }, () => bash('cat does-not-exist.txt')));
     ctx.onTestFinished(() => server.close());
     const s = scope(ctx);
@@ -49,7 +53,7 @@ describe.skipIf(skipClaudeTests())('issue 10.5: a wrapped Claude Code is found i
     const hook = await s.server();
     const state = s.stateDir(webhookConfig(hook.url('/hook')));
     const d = await s.daemon(state, [], { ...jobEnv(h), HOME: daemonHome });
-    await d.submit('wrapped', [launch, 'please show me does-not-exist.txt'], ['--cwd', h.project]);
+    await d.submit('wrapped', [launch, 'please show me does-not-exist.txt'], ['--cwd', h.project, ...flags]);
 
     const blocked = await d.waitJob('wrapped', (j) => j.state === 'blocked' && j.reason.code.startsWith('probe:'), START, 'blocked on a probe');
     expect(blocked.reason.code).toMatch(/^probe:repeated-(?:action|failure)$/);
@@ -57,11 +61,12 @@ describe.skipIf(skipClaudeTests())('issue 10.5: a wrapped Claude Code is found i
     const probePage = await waitUntil(() => hook.on('/hook').map(pageOf).find((p) => p.kind === 'probe'), SOON, 'the probe page');
     expect(probePage.prompt).toContain('does-not-exist.txt');
 
-    // The log says how: found in the tree, looked for under the wrapper's HOME, and that its hooks could not be wired.
-    const log = readJsonl(blocked.paths!.log);
-    const found = log.find((l) => String(l.msg).startsWith('claude found in the process tree'));
-    expect(String(found?.msg)).toContain(`${join(h.home, '.claude', 'projects')}`);
-    expect(String(found?.msg)).toContain('cannot be wired after the start');
+    // The log says how: found in the tree (and that its hooks could not be wired), or the agent's own HOME.
+    const log = readJsonl(blocked.paths!.log).map((l) => String(l.msg));
+    const said = flags.length
+      ? log.find((m) => m.startsWith('the claude process') && m.includes('own HOME'))
+      : log.find((m) => m.startsWith('claude found in the process tree') && m.includes('cannot be wired after the start'));
+    expect(said).toContain(join(h.home, '.claude', 'projects'));
     expect(existsSync(join(daemonHome, '.claude', 'projects'))).toBe(false);
 
     expect((await d.ns('cancel', ['wrapped'])).code).toBe(0);
