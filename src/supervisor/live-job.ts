@@ -331,7 +331,8 @@ export class LiveJob {
       },
       kind,
       profile,
-      this.spec.env,
+      // The generic adapter's transcript is the event file, named in the child's environment only.
+      { ...this.spec.env, NIGHTSHIFT_EVENTS: this.opts.paths.events },
       this.pty.pid,
     );
     const agent = this.agent;
