@@ -5,7 +5,7 @@
  */
 import type { AgentEvent, AgentKind } from '../core/agent-events.js';
 import type { ToolEvent } from '../core/tool-events.js';
-import { adapterFor, TranscriptFollower } from '../adapters/index.js';
+import { adapterFor, TranscriptFollower, type ReadPosition, type ResumePoint } from '../adapters/index.js';
 import { AgentMonitor, type MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { changedPaths, gitSnapshot, type GitSnapshot } from './git-snapshot.js';
@@ -30,6 +30,8 @@ export interface AgentWatchJob {
   readonly env: Readonly<Record<string, string>>;
   readonly argv: readonly string[];
   readonly pid: number;
+  /** A resumed job: the part of the transcript the old job already judged. */
+  readonly resumeFrom?: ResumePoint;
 }
 
 /** Quiet after a turn's end before the job counts as done (a nudge or a follow-up turn comes sooner). */
@@ -59,7 +61,7 @@ export class AgentWatch {
   ) {
     this.monitor = new AgentMonitor(profile);
     this.artefactsAtStart = gitSnapshot(job.cwd);
-    this.follower = new TranscriptFollower(adapterFor(job.kind), { ...job, claimed: CLAIMED });
+    this.follower = new TranscriptFollower(adapterFor(job.kind), { ...job, claimed: CLAIMED }, job.resumeFrom ? { resumeFrom: job.resumeFrom } : {});
     this.follower.onEvent((e) => on.tool(e));
     this.follower.onProblem((m) => on.problem(m));
     this.follower.onAgentEvent((e) => this.enqueue(e));
@@ -67,6 +69,11 @@ export class AgentWatch {
 
   get transcript(): string | null {
     return this.follower.path;
+  }
+
+  /** How far the transcript was read (the resume card's resume point). */
+  get position(): ReadPosition | null {
+    return this.follower.position;
   }
 
   /** Stops following; the events already read are still handled (their snapshots awaited) before it resolves. */

@@ -1,4 +1,5 @@
 /** What a live job runs (JobSpec) and how it is wired (JobOptions). */
+import type { ResumeFrom } from '../board/types.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
@@ -36,8 +37,11 @@ export interface JobOptions {
    * the output and answers them itself, or the program would get two replies.
    */
   readonly answerQueries?: boolean;
-  /** The agent this job runs (transcript, probes); absent = a plain program. */
-  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /**
+   * The agent this job runs (transcript, probes); absent = a plain program.
+   * `resumeFrom`: a resumed job, which follows the old job's transcript past what that job judged.
+   */
+  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile; readonly resumeFrom?: ResumeFrom | null };
   /**
    * The agent the command runs, even without probe profiles: its version is
    * read after the start and compared with the rules' `checked:` versions.
