@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import type { AgentEvent } from '../core/agent-events.js';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
 import { LineTail } from '../events/line-tail.js';
-import type { AgentAdapter, AgentJob } from './types.js';
+import type { AgentAdapter, AgentJob, ParseResult } from './types.js';
 
 export interface FollowOptions {
   /** How often to look for the transcript until it is found. Default 250 ms. */
@@ -23,6 +23,22 @@ export interface FollowOptions {
   safetyPollMs?: number;
   /** Say once that no transcript turned up after this long (looking goes on); 0: never. Default 60 s. */
   missingAfterMs?: number;
+  /** A resumed job: what an earlier job already read of a transcript, parsed again but never emitted. */
+  resumeFrom?: ResumePoint;
+}
+
+/** The first `lines` lines of `path` were judged by another job; `lastEvent` was the last event they gave. */
+export interface ResumePoint {
+  readonly path: string;
+  readonly lines: number;
+  readonly lastEvent: string | null;
+}
+
+/** How far a follower has read: a resume card records it so the next job skips it. */
+export interface ReadPosition {
+  readonly path: string;
+  readonly lines: number;
+  readonly lastEvent: string | null;
 }
 
 export class TranscriptFollower implements ToolEventSource {
@@ -39,6 +55,16 @@ export class TranscriptFollower implements ToolEventSource {
   /** A short hash of each line handled, so a re-read after truncation repeats nothing it already said. */
   private readonly handled: string[] = [];
   private replaying = false;
+  /** Lines up to this one were judged by an earlier job (resumeFrom): parsed for the parser's state only. */
+  private skipThrough = 0;
+  /**
+   * After a resume point, until the next turn starts: the old turn's tail (its
+   * end, late results of its calls), which the agent writes on resuming. The
+   * new job did not see that turn, so a verdict on it would be the old job's.
+   */
+  private oldTurnTail = false;
+  private linesRead = 0;
+  private lastEvent: string | null = null;
   private wake: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   private closed = false;
@@ -56,6 +82,11 @@ export class TranscriptFollower implements ToolEventSource {
   /** The followed transcript, once found. */
   get path(): string | null {
     return this.file;
+  }
+
+  /** Where reading stands: the complete lines read and the last event they gave; null before the file is found. */
+  get position(): ReadPosition | null {
+    return this.file === null ? null : { path: this.file, lines: this.linesRead, lastEvent: this.lastEvent };
   }
 
   onAgentEvent(listener: (event: AgentEvent) => void): void {
@@ -113,6 +144,8 @@ export class TranscriptFollower implements ToolEventSource {
 
   private async follow(path: string): Promise<string> {
     this.file = path;
+    const from = this.opts.resumeFrom;
+    if (from && from.path === path) [this.skipThrough, this.oldTurnTail] = [from.lines, true];
     this.state = this.adapter.newState(basename(path));
     this.tail = await LineTail.open(
       path,
@@ -137,11 +170,22 @@ export class TranscriptFollower implements ToolEventSource {
       this.handled.length = lineNo - 1;
     }
     this.handled[lineNo - 1] = hash;
+    this.linesRead = Math.max(this.linesRead, lineNo);
+    if (lineNo <= this.skipThrough) return this.skipped(r, lineNo);
     if (!Array.isArray(r)) {
       this.problem(`${this.file}:${lineNo}: ${r.error}`);
       return;
     }
     for (const e of r) this.emit(e);
+  }
+
+  /** A line the earlier job judged: its events only move the position; at its last line, check it is the same file. */
+  private skipped(r: ParseResult, lineNo: number): void {
+    if (Array.isArray(r) && r.length > 0) this.lastEvent = r[r.length - 1]!.id;
+    const expected = this.opts.resumeFrom?.lastEvent ?? null;
+    if (lineNo === this.skipThrough && expected !== null && this.lastEvent !== expected) {
+      this.problem(`${this.file}:${lineNo}: the resume point's last event was ${expected}, the file now gives ${this.lastEvent ?? 'none'}; the transcript changed since the earlier job read it`);
+    }
   }
 
   private onRestart(): void {
@@ -152,6 +196,9 @@ export class TranscriptFollower implements ToolEventSource {
 
   private emit(e: AgentEvent): void {
     if (this.closed) return;
+    this.lastEvent = e.id;
+    if (this.oldTurnTail && e.kind !== 'turn-start') return;
+    this.oldTurnTail = false;
     this.fanOut(this.agentListeners, this.queuedAgent, e);
     if (e.kind === 'tool-call') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'start', name: e.tool, id: e.id });
     if (e.kind === 'tool-result') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'finish', name: e.tool, id: e.callId, ok: e.ok });

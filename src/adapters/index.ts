@@ -18,5 +18,5 @@ export function adapterFor(kind: AgentKind): AgentAdapter {
 }
 
 export { detectAgent, parseAgentKind, type AgentAdapter, type AgentJob, type ParseResult } from './types.js';
-export { TranscriptFollower, type FollowOptions } from './follow.js';
+export { TranscriptFollower, type FollowOptions, type ReadPosition, type ResumePoint } from './follow.js';
 export { canonicalCall, errorHead, fingerprint } from './normalise.js';

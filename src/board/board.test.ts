@@ -32,7 +32,7 @@ function spec(name: string, extra: Partial<JobSpecInput> = {}): JobSpecInput {
     env: { FOO: 'bar' },
     policy: null,
     rules: null,
-    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null },
+    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null },
     priority: 0,
     after: [],
     ...extra,
@@ -60,7 +60,7 @@ describe('Board.submit', () => {
     expect(job).toEqual({
       id: job.id, name: 'build', state: 'queued', reason: { code: 'submitted' },
       command: ['claude', '-p', 'do build'], cwd: '/tmp/work', env: { FOO: 'bar' }, policy: null, rules: null,
-      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null }, priority: 0, after: [],
+      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null,
       created: '2025-01-02T03:04:05.678Z', started: null, ended: null, last_activity: null,
       exit: null, paths: null, tokens_used: null,
     });
@@ -259,7 +259,7 @@ describe('Board across restarts', () => {
     for (const f of ['', '-wal', '-shm']) expect(statSync(boardPath(dir) + f).mode & 0o777).toBe(0o600);
     expect(board.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(board.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
-    expect(board.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(board.db.pragma('user_version', { simple: true })).toBe(2);
   });
 
   it('refuses a board written by a newer nightshift', () => {
@@ -268,6 +268,6 @@ describe('Board across restarts', () => {
     const raw = new Sqlite(boardPath(dir));
     raw.pragma('user_version = 99');
     raw.close();
-    expect(() => Board.open(dir)).toThrow(/schema version 99, newer than this nightshift understands \(1\)/);
+    expect(() => Board.open(dir)).toThrow(/schema version 99, newer than this nightshift understands \(2\)/);
   });
 });

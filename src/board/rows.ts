@@ -3,7 +3,7 @@
  * columns; records are rebuilt with the exact field order of types.ts so
  * `--json` output is stable.
  */
-import type { JobRecord, JobReason, JobSpecInput, JobState, TransitionRecord } from './types.js';
+import type { Budgets, JobRecord, JobReason, JobSpecInput, JobState, ResumeFrom, TransitionRecord } from './types.js';
 
 export interface JobRow {
   seq: number;
@@ -26,6 +26,7 @@ export interface JobRow {
   exit: string | null;
   paths: string | null;
   tokens_used: number | null;
+  resume_from: string | null;
 }
 
 export interface TransitionRow {
@@ -55,9 +56,10 @@ export function toJobRecord(r: JobRow): JobRecord {
     env: JSON.parse(r.env) as Record<string, string>,
     policy: r.policy,
     rules: r.rules,
-    budgets: JSON.parse(r.budgets) as JobRecord['budgets'],
+    budgets: budgetsOf(r.budgets),
     priority: r.priority,
     after: JSON.parse(r.after_ids) as string[],
+    resume_from: parse<ResumeFrom>(r.resume_from),
     created: r.created,
     started: r.started,
     ended: r.ended,
@@ -66,6 +68,12 @@ export function toJobRecord(r: JobRow): JobRecord {
     paths: parse<JobRecord['paths']>(r.paths),
     tokens_used: r.tokens_used,
   };
+}
+
+/** Jobs written before the step budget existed have no `steps`: the profile's max_steps applies. */
+function budgetsOf(text: string): Budgets {
+  const b = JSON.parse(text) as Partial<Budgets>;
+  return { wall_ms: b.wall_ms ?? null, tokens: b.tokens ?? null, no_progress_ms: b.no_progress_ms ?? null, steps: b.steps ?? null };
 }
 
 export function toTransitionRecord(r: TransitionRow): TransitionRecord {
@@ -87,6 +95,7 @@ export function newJobParams(id: string, spec: JobSpecInput, created: string, re
     budgets: json(spec.budgets),
     priority: spec.priority,
     after_ids: json(spec.after),
+    resume_from: json(spec.resume_from ?? null),
     created,
   };
 }

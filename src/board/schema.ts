@@ -45,6 +45,8 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX transitions_job ON transitions (job, seq);
   `,
+  // 2: where a resumed job's transcript picks up (JSON, null for a fresh job).
+  `ALTER TABLE jobs ADD COLUMN resume_from TEXT;`,
 ];
 
 export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;

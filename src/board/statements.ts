@@ -14,8 +14,8 @@ export function prepareStatements(db: Database) {
     inState: db.prepare<[JobState], JobRow>('SELECT * FROM jobs WHERE state = ? ORDER BY priority DESC, seq'),
     counts: db.prepare<[], { state: JobState; n: number }>('SELECT state, count(*) AS n FROM jobs GROUP BY state'),
     insertJob: db.prepare<[Record<string, unknown>]>(
-      `INSERT INTO jobs (id, name, state, reason, command, cwd, env, policy, rules, budgets, priority, after_ids, created)
-       VALUES (@id, @name, @state, @reason, @command, @cwd, @env, @policy, @rules, @budgets, @priority, @after_ids, @created)`,
+      `INSERT INTO jobs (id, name, state, reason, command, cwd, env, policy, rules, budgets, priority, after_ids, resume_from, created)
+       VALUES (@id, @name, @state, @reason, @command, @cwd, @env, @policy, @rules, @budgets, @priority, @after_ids, @resume_from, @created)`,
     ),
     setState: db.prepare<[{ id: string; state: JobState; reason: string; started: string | null; ended: string | null; exit: string | null }]>(
       'UPDATE jobs SET state = @state, reason = @reason, started = @started, ended = @ended, exit = @exit WHERE id = @id',

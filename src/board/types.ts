@@ -16,6 +16,26 @@ export interface Budgets {
   tokens: number | null;
   /** Stop when nothing moves this long (blocked hung / no progress), ms. */
   no_progress_ms: number | null;
+  /** Tool-call cap; null = the probe profile's max_steps. A resumed job gets what was left plus what was granted. */
+  steps: number | null;
+}
+
+/**
+ * Where a resumed job's transcript picks up: the agent's own resume appends
+ * to the old session file, whose first `lines` lines the old job already
+ * judged. The follower reads them only to rebuild its parser, never to emit.
+ */
+export interface ResumeFrom {
+  /** The job the card came from. */
+  job: string;
+  /** The transcript the old job followed. */
+  transcript: string;
+  /** Complete lines of it the old job read. */
+  lines: number;
+  /** The id of the last event the old job saw, to check the file is still the same. */
+  last_event: string | null;
+  /** The old job's goal: the resumed job's prompt is the resume message, not the task. */
+  goal: string;
 }
 
 export interface JobSpecInput {
@@ -29,6 +49,8 @@ export interface JobSpecInput {
   priority: number;
   /** Names or ids of jobs that must be done (exit 0) first. */
   after: string[];
+  /** Set by `nightshift resume`; absent or null for a fresh job. */
+  resume_from?: ResumeFrom | null;
 }
 
 export interface JobPaths {
@@ -41,6 +63,7 @@ export interface JobPaths {
 }
 
 export interface JobRecord extends JobSpecInput {
+  resume_from: ResumeFrom | null;
   id: string;
   state: JobState;
   reason: JobReason;

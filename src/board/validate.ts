@@ -4,8 +4,9 @@
  * checked at run time, not trusted to its TypeScript type.
  */
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { InputError } from '../util/errors.js';
-import type { Budgets, JobSpecInput } from './types.js';
+import type { Budgets, JobSpecInput, ResumeFrom } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ID = /^j-\d{8}-\d{6}-[0-9a-f]{4}$/;
@@ -45,7 +46,24 @@ export function validateSpec(spec: JobSpecInput): JobSpecInput {
     budgets: checkBudgets(spec.budgets),
     priority: checkPriority(spec.priority),
     after: checkAfter(spec.after),
+    resume_from: checkResumeFrom(spec.resume_from),
   };
+}
+
+const RESUME_FROM = z.strictObject({
+  job: z.string().min(1),
+  transcript: z.string().min(1),
+  lines: z.number().int().nonnegative(),
+  last_event: z.string().min(1).nullable(),
+  goal: z.string(),
+});
+
+function checkResumeFrom(r: unknown): ResumeFrom | null {
+  if (r === null || r === undefined) return null;
+  const parsed = RESUME_FROM.safeParse(r);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InputError(`job resume_from.${issue.path.join('.') || '(whole)'} is not valid: ${issue.message} (got ${JSON.stringify(r)})`);
 }
 
 function checkName(name: unknown): string {
@@ -96,7 +114,7 @@ function checkEnv(env: unknown): Record<string, string> {
 function checkBudgets(b: unknown): Budgets {
   const given = (b ?? {}) as Partial<Record<keyof Budgets, unknown>>;
   if (typeof given !== 'object' || Array.isArray(given)) {
-    throw new InputError(`job budgets ${JSON.stringify(b)} is not valid: expected { wall_ms, tokens, no_progress_ms }`);
+    throw new InputError(`job budgets ${JSON.stringify(b)} is not valid: expected { wall_ms, tokens, no_progress_ms, steps }`);
   }
   const one = (key: keyof Budgets): number | null => {
     const v = given[key];
@@ -106,7 +124,7 @@ function checkBudgets(b: unknown): Budgets {
     }
     return v;
   };
-  return { wall_ms: one('wall_ms'), tokens: one('tokens'), no_progress_ms: one('no_progress_ms') };
+  return { wall_ms: one('wall_ms'), tokens: one('tokens'), no_progress_ms: one('no_progress_ms'), steps: one('steps') };
 }
 
 function checkPriority(p: unknown): number {

@@ -1,14 +1,17 @@
 /**
- * `nightshift resume JOB [--grant-wall D] [--grant-tokens N]` — start a new
- * job from a stopped job's resume card. The budget already spent is kept:
- * the new job gets what is left, plus what a person grants.
+ * `nightshift resume JOB [--grant-wall D] [--grant-tokens N] [--grant-steps N]`
+ * — start a new job from a stopped job's resume card. The budget already
+ * spent is kept: the new job gets what is left, plus what a person grants,
+ * and follows the old transcript only past what the old job already judged.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { JobRecord } from '../board/types.js';
+import type { JobRecord, ResumeFrom } from '../board/types.js';
 import type { Submitted } from '../daemon/commands/jobs.js';
-import type { ResumeCard } from '../supervisor/resume-card.js';
+import { taskUpFront } from '../supervisor/agent-watch.js';
+import { readResumeCard, type ResumeCard } from '../supervisor/resume-card.js';
+import { resumePrompt } from '../supervisor/resume-prompt.js';
 import { InputError } from '../util/errors.js';
 import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
@@ -16,6 +19,7 @@ import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-cl
 interface ResumeFlags extends StateFlag {
   grantWall?: number;
   grantTokens?: number;
+  grantSteps?: number;
   name?: string;
   json?: boolean;
 }
@@ -28,6 +32,7 @@ export function registerResume(program: Command): void {
       .argument('<job>', 'name or id of the stopped job')
       .option('--grant-wall <duration>', durationHelp('more wall-clock budget than what is left'), durationArg('--grant-wall'))
       .option('--grant-tokens <n>', 'more tokens than what is left', intArg('--grant-tokens', 1, Number.MAX_SAFE_INTEGER))
+      .option('--grant-steps <n>', 'more tool calls than what is left of the step budget', intArg('--grant-steps', 1, Number.MAX_SAFE_INTEGER))
       .option('--name <name>', 'name of the new job (default: NAME-resumed-N)')
       .option('--json', 'print the new job record'),
   ).action(async (job: string, f: ResumeFlags) => {
@@ -47,6 +52,7 @@ export function registerResume(program: Command): void {
       budgets: remaining(old, card, f),
       priority: old.priority,
       after: [],
+      resume_from: resumeFrom(old, card),
     };
     const { job: rec, notice } = await callDaemon<Submitted>(f, 'submit', { spec });
     if (f.json) printJson(rec);
@@ -58,26 +64,45 @@ export function registerResume(program: Command): void {
 function readCard(job: JobRecord): ResumeCard {
   const file = job.paths ? join(job.paths.dir, 'resume.json') : null;
   if (!file || !existsSync(file)) throw new InputError(`job ${job.name} has no resume card (it ${job.state === 'done' ? `ended with ${job.reason.code}` : `is ${job.state}`})`);
-  return JSON.parse(readFileSync(file, 'utf8')) as ResumeCard;
+  return readResumeCard(file);
 }
 
-/** The agent's own resume where it has one (Claude Code --resume <session>); else the same command again. */
+/** Where the old job stopped reading; null when it never found its transcript (nothing to skip). */
+export function resumeFrom(old: JobRecord, card: ResumeCard): ResumeFrom | null {
+  const t = card.transcript;
+  return t ? { job: old.id, transcript: t.path, lines: t.lines, last_event: t.last_event, goal: card.goal } : null;
+}
+
+/**
+ * The agent's own resume where it has one (Claude Code --resume <session>),
+ * with a first message that says why the last run stopped; else the same command again.
+ */
 export function resumeCommand(card: ResumeCard): string[] {
-  if (card.agent === 'claude' && card.session) {
-    const base = card.command.filter((a, i) => i === 0 || a !== card.goal);
-    return [...base, '--resume', card.session, `Continue the task. It stopped (${card.stop_reason}). Goal: ${card.goal}`];
-  }
+  if (card.agent === 'claude' && card.session) return [...baseCommand(card), '--resume', card.session, resumePrompt(card)];
   return [...card.command];
 }
 
-function remaining(old: JobRecord, card: ResumeCard, f: ResumeFlags): JobRecord['budgets'] {
-  const b = old.budgets;
-  const wall = b.wall_ms === null ? null : b.wall_ms - card.budget_used.wall_ms + (f.grantWall ?? 0);
-  const tokens = b.tokens === null ? null : b.tokens - (card.budget_used.tokens ?? 0) + (f.grantTokens ?? 0);
-  if ((wall !== null && wall <= 0) || (tokens !== null && tokens <= 0)) {
-    throw new InputError(`job ${old.name} spent its budget; grant more with --grant-wall or --grant-tokens`);
+/** The command without its prompt and without an earlier resume's `--resume <session>` (a card of a resumed job). */
+function baseCommand(card: ResumeCard): string[] {
+  const cmd = taskUpFront(card.command) || card.command.at(-1) === card.goal ? card.command.slice(0, -1) : [...card.command];
+  const out: string[] = [];
+  for (let i = 0; i < cmd.length; i++) {
+    if (i > 0 && (cmd[i] === '--resume' || cmd[i] === '-r')) i++;
+    else if (!cmd[i]!.startsWith('--resume=')) out.push(cmd[i]!);
   }
-  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms };
+  return out;
+}
+
+/** What is left of each budget plus what is granted; the step budget is the profile's max_steps unless the board set one. */
+export function remaining(old: JobRecord, card: ResumeCard, f: ResumeFlags): JobRecord['budgets'] {
+  const b = old.budgets;
+  const left = (budget: number | null, used: number, grant = 0) => (budget === null ? null : budget - used + grant);
+  const wall = left(b.wall_ms, card.budget_used.wall_ms, f.grantWall);
+  const tokens = left(b.tokens, card.budget_used.tokens ?? 0, f.grantTokens);
+  const steps = left(b.steps ?? card.step_budget, card.budget_used.steps, f.grantSteps);
+  const spent = [wall !== null && wall <= 0 && '--grant-wall', tokens !== null && tokens <= 0 && '--grant-tokens', steps !== null && steps <= 0 && '--grant-steps'].filter(Boolean);
+  if (spent.length > 0) throw new InputError(`job ${old.name} spent its budget; grant more with ${spent.join(', ')}`);
+  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms, steps };
 }
 
 function nextName(name: string, board: readonly JobRecord[]): string {

@@ -30,19 +30,42 @@ export function registerStats(program: Command): void {
   );
 }
 
+/**
+ * Each verdict once: a verdict names its transcript, and probe + turn + first
+ * evidence id identify it within that stream (verdictKey), so two jobs that
+ * followed one session file (a resumed job) cannot count the same one twice.
+ * Older records without a transcript are counted as they come.
+ */
 export function countVerdicts(jobs: readonly JobRecord[]): Counts {
   const c: Counts = { jobs: jobs.length, verdicts: 0, by_probe: {}, by_agent: {}, by_response: {} };
+  const seen = new Set<string>();
   for (const j of jobs) {
     if (!j.paths || !existsSync(j.paths.evidence)) continue;
     for (const line of readFileSync(j.paths.evidence, 'utf8').split('\n')) {
       if (!line.includes('"type":"verdict"')) continue;
-      const v = JSON.parse(line) as { probe: string; agent: string; response: string };
-      c.verdicts++;
-      c.by_probe[v.probe] = (c.by_probe[v.probe] ?? 0) + 1;
-      const a = (c.by_agent[v.agent] ??= {});
-      a[v.probe] = (a[v.probe] ?? 0) + 1;
-      c.by_response[v.response] = (c.by_response[v.response] ?? 0) + 1;
+      const v = JSON.parse(line) as VerdictRecord;
+      const key = typeof v.transcript === 'string' ? `${v.transcript}|${v.probe}|${v.turn ?? 'job'}|${v.evidence?.[0] ?? ''}` : null;
+      if (key !== null && seen.has(key)) continue;
+      if (key !== null) seen.add(key);
+      count(c, v);
     }
   }
   return c;
+}
+
+interface VerdictRecord {
+  probe: string;
+  agent: string;
+  response: string;
+  turn?: string | null;
+  evidence?: string[];
+  transcript?: string | null;
+}
+
+function count(c: Counts, v: VerdictRecord): void {
+  c.verdicts++;
+  c.by_probe[v.probe] = (c.by_probe[v.probe] ?? 0) + 1;
+  const a = (c.by_agent[v.agent] ??= {});
+  a[v.probe] = (a[v.probe] ?? 0) + 1;
+  c.by_response[v.response] = (c.by_response[v.response] ?? 0) + 1;
 }

@@ -15,6 +15,7 @@ interface SubmitFlags extends StateFlag {
   maxWall?: number;
   maxTokens?: number;
   maxIdle?: number;
+  maxSteps?: number;
   priority: number;
   agent?: string;
   profile?: string;
@@ -43,6 +44,7 @@ export function registerSubmit(program: Command): void {
       .option('--max-wall <duration>', durationHelp('stop the job after this long (budget:wall)'), durationArg('--max-wall'))
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle'))
+      .option('--max-steps <n>', 'stop when the agent made this many tool calls (budget:steps; default: the probe profile\'s max_steps)', intArg('--max-steps', 1, Number.MAX_SAFE_INTEGER))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
@@ -61,7 +63,7 @@ export function registerSubmit(program: Command): void {
       },
       policy: f.policy ? resolve(f.policy) : null,
       rules: null,
-      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null },
+      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null },
       priority: f.priority,
       after: f.after,
     };

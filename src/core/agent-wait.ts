@@ -1,7 +1,7 @@
 /**
  * The watchdog's memory of what the agent said about itself (agent-state.ts):
- * whether it says it waits for a person, since when, and when it last said
- * it works. Pure; the watchdog asks when the wait may block.
+ * whether it says it waits for a person, and since when (its word that it
+ * works is progress: progress.ts). Pure; the watchdog asks when the wait may block.
  */
 import type { AgentState } from './agent-state.js';
 import { AGENT_WAIT_GRACE_MS } from './watchdog-types.js';
@@ -17,8 +17,6 @@ export interface StillnessView {
 
 export class AgentWait {
   private wait: { readonly signal: AgentState; readonly since: number } | undefined;
-  /** The agent last said it works (a hook at a tool call): progress, like a tool event. */
-  workedAt = -Infinity;
 
   get signal(): AgentState | undefined {
     return this.wait?.signal;
@@ -34,7 +32,6 @@ export class AgentWait {
       return;
     }
     this.wait = undefined;
-    if (s.state === 'working') this.workedAt = now;
   }
 
   clear(): void {

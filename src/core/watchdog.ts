@@ -9,11 +9,10 @@ import { matchPrompt, type PromptMatch } from './prompt-match.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
 import { PROBE_BLOCK, TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
 import { NO_RESPONDER, blockAction, promptAction } from './actions.js';
-import { ToolTracker } from './tool-tracker.js';
-import { ScreenNovelty } from './novelty.js';
+import { Progress } from './progress.js';
 import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
-import { AgentWait, type StillnessView } from './agent-wait.js';
+import { AgentWait } from './agent-wait.js';
 import {
   DEFAULT_WATCHDOG,
   EARLY_SETTLE_MS,
@@ -48,18 +47,10 @@ interface Episode {
 
 export class Watchdog {
   private readonly sm: TaskStateMachine;
-  private readonly tools = new ToolTracker();
+  private readonly progress = new Progress();
   private readonly listeners: WatchdogListener[] = [];
   private readonly actionLog: Action[] = [];
   private screen: ScreenSnapshot | undefined;
-  private startedAt = 0;
-  private lastScreenChange = 0;
-  /** The last time the screen showed a state it had not shown recently (novelty.ts): quiet and progress count from here. */
-  private lastNewScreen = 0;
-  private readonly novelty = new ScreenNovelty();
-  private lastOutputAt: number | undefined;
-  private procBusy = false;
-  private procIdleSince = 0;
   private candidate: Candidate | undefined;
   /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
   private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
@@ -112,23 +103,20 @@ export class Watchdog {
     return {
       state: this.sm.state,
       reason: this.sm.reason,
-      lastScreenChange: this.lastScreenChange,
-      lastNewScreen: this.lastNewScreen,
-      lastOutput: this.lastOutputAt ?? null,
-      lastToolEvent: this.tools.lastEventAt ?? null,
-      toolsInFlight: this.tools.inFlight,
-      procBusy: this.procBusy,
-      lastProgress: this.lastProgress(),
+      lastScreenChange: this.progress.lastScreenChange,
+      lastNewScreen: this.progress.lastNewScreen,
+      lastOutput: this.progress.lastOutputAt ?? null,
+      lastToolEvent: this.progress.tools.lastEventAt ?? null,
+      toolsInFlight: this.progress.tools.inFlight,
+      procBusy: this.progress.procBusy,
+      lastProgress: this.progress.lastProgress(),
       promptCandidate: this.candidate ? { rule: this.candidate.match.rule.id, since: this.candidate.since } : null,
     };
   }
 
   start(): void {
     const now = this.clock.now();
-    this.startedAt = now;
-    this.lastScreenChange = now;
-    this.lastNewScreen = now;
-    this.procIdleSince = now;
+    this.progress.start(now);
     this.move('running', { code: 'started' }, now);
   }
 
@@ -137,13 +125,13 @@ export class Watchdog {
     const now = this.clock.now();
     switch (signal.kind) {
       case 'output':
-        this.lastOutputAt = now;
+        this.progress.lastOutputAt = now;
         break;
       case 'screen':
         this.onScreen(signal.snapshot, now);
         break;
       case 'tool':
-        this.tools.observe(signal.event, now);
+        this.progress.tool(signal.event, now);
         // An agent asks before it runs: its transcript shows the call (a start) while the permission dialog waits.
         if (signal.event.phase === 'finish' || !this.waitsForPerson()) this.wake('tool', now);
         break;
@@ -185,11 +173,12 @@ export class Watchdog {
     if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.settleFor(this.candidate));
     if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
     if (this.verify) due.push(this.verify.due);
-    const agentDue = this.sm.state === 'running' && !this.candidate ? this.agent.deadline(this.stillness()) : undefined;
+    const agentDue = this.sm.state === 'running' && !this.candidate ? this.agent.deadline(this.progress.stillness(this.config.settleMs)) : undefined;
     if (agentDue !== undefined) due.push(agentDue);
     if (this.sm.state === 'running') {
-      due.push(this.lastNewScreen + this.config.screenQuietMs);
-      if (!this.somethingMoves()) due.push(Math.max(this.lastNewScreen + this.config.screenQuietMs, this.hangDeadline()));
+      const quietDue = this.progress.lastNewScreen + this.config.screenQuietMs;
+      due.push(quietDue);
+      if (!this.progress.somethingMoves()) due.push(Math.max(quietDue, this.hangDeadline()));
     }
     const future = due.filter((d) => d > now);
     return future.length ? Math.min(...future) : undefined;
@@ -198,9 +187,7 @@ export class Watchdog {
   private onScreen(snap: ScreenSnapshot, now: number): void {
     const changed = snap.fingerprint !== this.screen?.fingerprint;
     this.screen = snap;
-    const fresh = changed && this.novelty.observe(snap.fingerprint, now);
-    if (changed) this.lastScreenChange = now;
-    if (fresh) this.lastNewScreen = now;
+    const fresh = changed && this.progress.screenChanged(snap.fingerprint, now);
     const m = matchPrompt(snap, this.rules.prompts);
     const key = m ? `${m.rule.id}\n${m.text}` : undefined;
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
@@ -224,6 +211,7 @@ export class Watchdog {
   /** Only an agent-waiting block ends on the agent's word; a hang ends when the agent works again. */
   private onAgent(s: AgentState, now: number): void {
     this.agent.say(s, now);
+    if (s.state === 'working') this.progress.agentWorkedAt = now;
     if (s.state === 'waiting') return;
     const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
     if (code === 'agent-waiting' || (code === 'hung' && s.state === 'working')) {
@@ -241,8 +229,7 @@ export class Watchdog {
   }
 
   private onProc(busy: boolean, now: number): void {
-    if (this.procBusy && !busy) this.procIdleSince = now;
-    this.procBusy = busy;
+    this.progress.proc(busy, now);
     if (busy && this.sm.state === 'blocked' && this.sm.reason.code === 'hung') this.wake('proc', now);
   }
 
@@ -280,35 +267,34 @@ export class Watchdog {
       return;
     }
     if (this.sm.state === 'blocked' && this.sm.reason.code === 'prompt') this.promptCleared(now);
-    if (this.sm.state === 'running' && !this.candidate && this.agent.due(now, this.stillness())) {
+    if (this.sm.state === 'running' && !this.candidate && this.agent.due(now, this.progress.stillness(this.config.settleMs))) {
       const detail = agentStateDetail(this.agent.signal!);
       this.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);
       return;
     }
     const d = this.dialog;
     // A dialog waits for a key; a program that still works (CPU, disk, a finished tool call) is drawing, not asking.
-    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.procBusy && !this.toolFinishedSince(d.since)) {
+    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.progress.procBusy && !this.progress.toolFinishedSince(d.since)) {
       this.block({ code: 'unknown-dialog', class: 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
       return;
     }
-    if (this.sm.state === 'running' && now - this.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
+    if (this.sm.state === 'running' && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
   }
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
   private inspectQuiet(now: number): void {
     const question = this.screen ? matchPrompt(this.screen, this.rules.questions) : undefined;
-    const toolDuringQuiet = this.tools.inFlight > 0 || (this.tools.lastEventAt ?? -Infinity) >= this.lastNewScreen;
+    const { tools, lastNewScreen, procBusy } = this.progress;
+    const toolDuringQuiet = tools.inFlight > 0 || (tools.lastEventAt ?? -Infinity) >= lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.
-    if (question && !toolDuringQuiet && !this.procBusy) {
-      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question.text, this.lastNewScreen, now);
-    } else if (this.tools.inFlight > 0) {
-      this.restate({ code: 'quiet-tool-in-flight', detail: this.tools.inFlightNames().join(',') }, now);
-    } else if (this.procBusy) {
+    if (question && !toolDuringQuiet && !procBusy) {
+      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question.text, lastNewScreen, now);
+    } else if (tools.inFlight > 0) {
+      this.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
+    } else if (procBusy) {
       this.restate({ code: 'quiet-child-busy' }, now);
     } else if (now >= this.hangDeadline()) {
-      // A screen that kept changing through old states the whole time: a retry loop, a spinner on a stuck step.
-      const cycling = this.lastScreenChange > this.lastNewScreen;
-      this.block({ code: 'hung', ...(cycling ? { detail: 'cycling-screen' } : {}) }, undefined, this.lastProgress(), now);
+      this.block({ code: 'hung', ...(this.progress.cycling() ? { detail: 'cycling-screen' } : {}) }, undefined, this.progress.lastProgress(), now);
     }
   }
 
@@ -342,24 +328,10 @@ export class Watchdog {
     return this.sm.state === 'blocked' && this.sm.reason.code.startsWith(PROBE_BLOCK);
   }
 
-  private stillness(): StillnessView {
-    const { settleMs } = this.config;
-    return { settleMs, lastNewScreen: this.lastNewScreen, procBusy: this.procBusy, procIdleSince: this.procIdleSince, lastToolFinish: this.tools.lastFinishAt ?? -Infinity };
-  }
-
   /** A line prompt (cursor on its line) whose program sits in a terminal read settles early; any other keeps the settle time. */
   private settleFor(c: Candidate): number {
     const linePrompt = (c.match.rule.cursor ?? 'same-line') === 'same-line';
     return linePrompt && this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
-  }
-
-  /**
-   * A tool call in flight does not hold a dialog back: an agent's permission
-   * dialog always has one (the call it asks about, already in its
-   * transcript). A call that finished since the dialog appeared does.
-   */
-  private toolFinishedSince(t: number): boolean {
-    return (this.tools.lastFinishAt ?? -Infinity) >= t;
   }
 
   private waitsForPerson(): boolean {
@@ -367,17 +339,8 @@ export class Watchdog {
     return code === 'unknown-dialog' || code === 'agent-waiting';
   }
 
-  private somethingMoves(): boolean {
-    return this.tools.inFlight > 0 || this.procBusy;
-  }
-
-  private lastProgress(): number {
-    const proc = this.procBusy ? Infinity : this.procIdleSince;
-    return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc, this.agent.workedAt);
-  }
-
   private hangDeadline(): number {
-    return this.lastProgress() + this.config.toolGapMs;
+    return this.progress.lastProgress() + this.config.toolGapMs;
   }
 
   private blockedOn(key: string): boolean {

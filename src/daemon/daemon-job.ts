@@ -66,14 +66,14 @@ export class DaemonJob {
     const { id: _id, ...files } = paths;
     deps.board.update(rec.id, { paths: files });
     const [command, ...args] = rec.command as [string, ...string[]];
-    const agent = await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE);
+    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec);
     job.liveJob = await LiveJob.start(
       { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
       {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
-        lateAgent: (kind) => agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE),
+        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec),
         onWarning: (w) => job.guarded('warning page', () => job.pageWarning(w)),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
@@ -231,6 +231,17 @@ export class DaemonJob {
     const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
     return actionPage(a, this.pageBase(), `${this.id}:${this.episode}`, this.deps.stateDir, rule);
   }
+}
+
+/**
+ * The job's step budget is the probe profile's max_steps unless the board
+ * gives one (a resumed job: what was left plus what was granted), and a
+ * resumed job follows the old transcript past what the old job judged.
+ */
+function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobRecord) {
+  if (!agent) return undefined;
+  const steps = rec.budgets.steps;
+  return { ...agent, profile: steps === null ? agent.profile : { ...agent.profile, maxSteps: steps }, resumeFrom: rec.resume_from };
 }
 
 /** Ended by itself (not stopped by nightshift or a person) and did not succeed. */

@@ -32,7 +32,7 @@ export function repeatedFailure(events: readonly AgentEvent[], profile: ProbePro
       out.push({
         probe: REPEATED_FAILURE,
         severity: n > profile.failRepeat ? 'critical' : 'warn',
-        message: `${run.last.result.tool} failed ${n} times in a row with "${run.head}" (last call: ${labelOf(run.last.call, run.last.result.tool)})`,
+        message: `${run.last.result.tool} failed ${n} times in a row ${run.head ? `with "${run.head}"` : 'with no error text'} (last call: ${labelOf(run.last.call, run.last.result.tool)})`,
         evidence: run.ids,
         turn: turn.id,
       });

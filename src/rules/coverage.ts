@@ -64,8 +64,13 @@ export function unknownCoverage(rules: readonly PromptRule[], agent: string, why
   return { agent, version: null, checked: checkedVersions(rules, agent), covered: null, note: `could not read the ${agent} version: ${why}` };
 }
 
-/** Programs of the agent rules that name no checked version are listed by `rules check` (they were never compared with a real screen). */
-const AGENT_PROGRAMS: Readonly<Record<string, string>> = {
+/**
+ * Agent programs by command name, and the name their rules' `checked:` use.
+ * `rules check` lists the agent rules that name no checked version (never
+ * compared with a real screen); a job whose command is one of these has its
+ * version held against its rules even without a transcript adapter.
+ */
+export const AGENT_PROGRAMS: Readonly<Record<string, string>> = {
   claude: 'claude-code',
   codex: 'codex',
   gemini: 'gemini',
@@ -83,6 +88,6 @@ export function coverageSummary(rules: readonly PromptRule[]): { coverage: strin
     const n = rules.filter((r) => r.checked?.some((c) => c.agent === agent)).length;
     return `${agent} ${checkedVersions(rules, agent).join(', ')} (${n} rule${n === 1 ? '' : 's'})`;
   });
-  const unchecked = rules.filter((r) => !r.checked?.length && r.programs.some((p) => p in AGENT_PROGRAMS)).map((r) => r.id);
+  const unchecked = rules.filter((r) => !r.checked?.length && r.programs.some((p) => Object.hasOwn(AGENT_PROGRAMS, p))).map((r) => r.id);
   return { coverage: coverage.join('; ') || 'none', unchecked };
 }

@@ -14,7 +14,8 @@ export function probesFile(rulesPath: string): string | null {
 
 /**
  * The agent options for a LiveJob, or undefined for a plain program (the
- * generic event file already feeds the watchdog; transcripts need an agent).
+ * generic event file already feeds the watchdog; transcripts need an agent),
+ * unless `--agent generic` asks for the probes on its event file.
  */
 export async function agentOption(
   argv: readonly string[],
@@ -23,7 +24,8 @@ export async function agentOption(
   profile?: string,
 ): Promise<{ kind: AgentKind; profile: ProbeProfile } | undefined> {
   const kind = detectAgent(argv, agent);
-  if (kind === 'generic') return undefined;
+  // A plain program gets probes only when asked (`--agent generic`): its event file is then its transcript.
+  if (kind === 'generic' && agent?.trim().toLowerCase() !== 'generic') return undefined;
   const file = probesFile(rulesPath);
   if (!file) return undefined;
   return { kind, profile: (await loadProbeConfig(file)).profile(profile) };

@@ -11,7 +11,7 @@ import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:pa
 
 const VERSION = /\b(\d+\.\d+(?:\.\d+)?)\b/;
 /** Only an agent's own command is asked; `bash --version` would give bash's. */
-const AGENT_COMMANDS = /^(?:claude|codex|gemini)(?:\.exe|\.cmd)?$/;
+const AGENT_COMMANDS = /^(?:claude|codex|gemini|copilot|opencode|qwen|cursor-agent|kimi)(?:\.exe|\.cmd)?$/;
 const NODE = /^(?:node|nodejs)(?:\d+(?:\.\d+)*)?(?:\.exe)?$/;
 export const VERSION_TIMEOUT_MS = 5_000;
 

@@ -5,7 +5,7 @@
  */
 import type { AgentEvent, AgentKind } from '../core/agent-events.js';
 import type { ToolEvent } from '../core/tool-events.js';
-import { adapterFor, TranscriptFollower, type AgentJob } from '../adapters/index.js';
+import { adapterFor, TranscriptFollower, type AgentJob, type ReadPosition, type ResumePoint } from '../adapters/index.js';
 import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
 import { AgentMonitor, type MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
@@ -31,6 +31,8 @@ export interface AgentWatchJob {
   readonly env: Readonly<Record<string, string>>;
   readonly argv: readonly string[];
   readonly pid: number;
+  /** A resumed job: the part of the transcript the old job already judged. */
+  readonly resumeFrom?: ResumePoint;
 }
 
 /** Quiet after a turn's end before the job counts as done (a nudge or a follow-up turn comes sooner). */
@@ -63,7 +65,7 @@ export class AgentWatch {
     this.monitor = new AgentMonitor(profile);
     this.artefactsAtStart = gitSnapshot(job.cwd);
     this.located = { ...job, claimed: CLAIMED };
-    this.follower = new TranscriptFollower(adapterFor(job.kind), this.located);
+    this.follower = new TranscriptFollower(adapterFor(job.kind), this.located, job.resumeFrom ? { resumeFrom: job.resumeFrom } : {});
     this.follower.onEvent((e) => on.tool(e));
     this.follower.onProblem((m) => on.problem(m));
     this.follower.onAgentEvent((e) => this.enqueue(e));
@@ -81,6 +83,11 @@ export class AgentWatch {
   /** The folder the transcript is looked for in, for a person to check. */
   get lookedIn(): string | null {
     return adapterFor(this.job.kind).root?.(this.located) ?? null;
+  }
+
+  /** How far the transcript was read (the resume card's resume point). */
+  get position(): ReadPosition | null {
+    return this.follower.position;
   }
 
   /** Stops following; the events already read are still handled (their snapshots awaited) before it resolves. */

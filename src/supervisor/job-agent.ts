@@ -9,8 +9,10 @@ import type { ToolEvent } from '../core/tool-events.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
+import { claimOf } from '../probes/fake-completion.js';
+import type { ResumeFrom } from '../board/types.js';
 import { AgentWatch, taskUpFront } from './agent-watch.js';
-import { writeResumeCard, type ResumeCard } from './resume-card.js';
+import { openItems, writeResumeCard, type RefusedClaim, type ResumeCard, type StopVerdict } from './resume-card.js';
 import { bindingFor, EscalationBinder } from './escalation.js';
 
 /** What job-agent needs from a LiveJob (kept narrow so the two files stay apart). */
@@ -45,19 +47,24 @@ export class JobAgent {
   private inTurn = false;
   private finalText: string | null = null;
   private session: string | null = null;
+  /** The verdict that blocked or stopped the job, until the agent starts another turn (a person sent it on). */
+  private stoppedBy: StopVerdict | null = null;
+  private refused: RefusedClaim | null = null;
 
   constructor(
     private readonly host: AgentHost,
     readonly kind: AgentKind,
-    profile: ProbeProfile,
+    private readonly profile: ProbeProfile,
     env: Readonly<Record<string, string>>,
     pid: number,
+    private readonly resume: ResumeFrom | null = null,
   ) {
     this.binder = new EscalationBinder(
       { pid, sendKey: (k) => host.sendKey(k), record: (r) => host.verdict({ ...r, agent: kind }), log: (m, f) => host.log(m, f) },
       bindingFor(kind, profile.onEscalate),
     );
-    this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid }, profile, {
+    const resumeFrom = resume ? { path: resume.transcript, lines: resume.lines, lastEvent: resume.last_event } : undefined;
+    this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid, ...(resumeFrom && { resumeFrom }) }, profile, {
       tool: (e) => host.toolEvent(e),
       agentEvent: (e) => this.onEvent(e),
       gitTurn: (turn, changed) => host.marker(`git:${turn}:${changed}`),
@@ -90,20 +97,26 @@ export class JobAgent {
     } else if (e.kind === 'turn-start' || e.kind === 'tool-call') {
       this.inTurn = true;
     }
+    if (e.kind === 'turn-start') [this.stoppedBy, this.refused] = [null, null];
     const sid = /^([0-9a-f-]{36})\.jsonl$/.exec(this.watch.transcript?.split('/').pop() ?? '');
     if (sid) this.session = sid[1]!;
   }
 
   private onResponse(r: MonitorResponse): void {
     const v = r.verdict;
-    this.host.verdict({ type: 'verdict', agent: this.kind, probe: v.probe, severity: v.severity, message: v.message, evidence: v.evidence, turn: v.turn, response: r.kind });
+    // The transcript names the verdict's stream: stats counts a verdict once even if two jobs followed one file.
+    this.host.verdict({ type: 'verdict', agent: this.kind, probe: v.probe, severity: v.severity, message: v.message, evidence: v.evidence, turn: v.turn, response: r.kind, transcript: this.watch.transcript });
     if (r.kind === 'record') return;
     // An escalation binds: the job is blocked on the probe and the agent is stopped from spending.
     if (r.kind === 'escalate') {
       // A verdict on a finished turn (a refused claim) finds the agent at its input: blocking is enough.
-      if (this.host.block(v.probe, r.why)) this.binder.bind(v.probe, this.inTurn);
+      if (this.host.block(v.probe, r.why)) {
+        this.binder.bind(v.probe, this.inTurn);
+        this.stopped(r);
+      }
       return;
     }
+    if (r.kind === 'stop') this.stopped(r);
     const now = this.host.now();
     const kind: Action['kind'] = r.kind;
     this.host.action({
@@ -122,6 +135,13 @@ export class JobAgent {
     });
     if (r.kind === 'nudge') void this.host.sendText(NUDGE_TEXT);
     if (r.kind === 'stop') this.host.stop(`budget:${v.probe === 'budget-overrun' ? 'steps' : v.probe}`);
+  }
+
+  private stopped(r: MonitorResponse): void {
+    const v = r.verdict;
+    this.stoppedBy = { probe: v.probe, severity: v.severity, message: r.why, response: r.kind, evidence: [...v.evidence], turn: v.turn };
+    const claim = v.probe === 'fake-completion' && this.finalText !== null ? claimOf(this.finalText, this.profile.rules.claims) : null;
+    this.refused = claim === null ? null : { claim, answer: this.finalText!, why: v.message };
   }
 
   /**
@@ -152,22 +172,30 @@ export class JobAgent {
     const artefacts = await this.watch.artefacts();
     const s = this.watch.monitor.stats;
     const verification = this.watch.monitor.verification();
+    const pos = this.watch.position;
     const card: ResumeCard = {
       job: this.host.id,
       name: this.host.name,
       agent: this.kind,
-      goal: taskUpFront(this.host.argv) ? this.host.argv.at(-1)! : this.host.argv.join(' '),
+      goal: this.resume?.goal ?? (taskUpFront(this.host.argv) ? this.host.argv.at(-1)! : this.host.argv.join(' ')),
       stop_reason: stopReason,
       stop_detail: detail,
+      stopped_by: this.stoppedBy,
+      refused_claim: this.refused,
       time: new Date(this.host.now()).toISOString(),
       verified: verification === 'verified' ? ['every change was followed by a successful read, test or list'] : [],
-      open: verification === 'unverified' ? ['files were changed with no successful read/test/list afterwards'] : [],
+      open: [
+        ...openItems(this.stoppedBy, this.refused),
+        ...(verification === 'unverified' ? ['files were changed with no successful read/test/list afterwards'] : []),
+      ],
       budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
+      step_budget: this.profile.maxSteps,
       artefacts,
       unknown_outcome: s.openCalls,
       command: [...this.host.argv],
       cwd: this.host.cwd,
       session: this.session,
+      transcript: pos && { path: pos.path, lines: pos.lines, last_event: pos.lastEvent },
     };
     writeResumeCard(this.host.dir, card);
   }

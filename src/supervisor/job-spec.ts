@@ -1,4 +1,5 @@
 /** What a live job runs (JobSpec) and how it is wired (JobOptions). */
+import type { ResumeFrom } from '../board/types.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { Clock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
@@ -37,10 +38,13 @@ export interface JobOptions {
    * the output and answers them itself, or the program would get two replies.
    */
   readonly answerQueries?: boolean;
-  /** The agent this job runs (transcript, probes); absent = a plain program. */
-  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile };
+  /**
+   * The agent this job runs (transcript, probes); absent = a plain program.
+   * `resumeFrom`: a resumed job, which follows the old job's transcript past what that job judged.
+   */
+  readonly agent?: { readonly kind: AgentKind; readonly profile: ProbeProfile; readonly resumeFrom?: ResumeFrom | null };
   /** The probe profile for an agent found later in the job's process tree (a wrapper script); undefined: it stays a plain program. */
-  readonly lateAgent?: (kind: AgentKind) => Promise<{ readonly kind: AgentKind; readonly profile: ProbeProfile } | undefined>;
+  readonly lateAgent?: (kind: AgentKind) => Promise<JobOptions['agent']>;
   /** A warning about the running job (no transcript): log, show, board, page. */
   readonly onWarning?: (w: JobWarning) => void;
   /**

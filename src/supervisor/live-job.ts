@@ -14,6 +14,7 @@ import { describeError, InputError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile } from '../probes/index.js';
+import type { ResumeFrom } from '../board/types.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { JobAgent } from './job-agent.js';
 import { jobCoverage } from './job-coverage.js';
@@ -161,7 +162,7 @@ export class LiveJob {
     this.sampler.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
     if (!opts.agent) await this.attachEvents();
-    if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile);
+    if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
     if (opts.agentKind && opts.agentKind !== 'generic') await this.attachSignals(opts.agentKind);
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
@@ -176,7 +177,7 @@ export class LiveJob {
       watch: () => this.agent?.watch,
       becomeAgent: async (kind, vars) => {
         const late = await this.opts.lateAgent?.(kind);
-        if (late && !this.store.isDisposed) this.attachAgent(kind, late.profile, vars);
+        if (late && !this.store.isDisposed) this.attachAgent(kind, late.profile, late.resumeFrom ?? null, vars);
         return this.agent !== undefined;
       },
       log: (level, msg, fields) => this.log[level](fields ?? {}, msg),
@@ -331,7 +332,7 @@ export class LiveJob {
     this.typed.raw(data);
   }
 
-  private attachAgent(kind: AgentKind, profile: ProbeProfile, vars?: AgentHomeVars): void {
+  private attachAgent(kind: AgentKind, profile: ProbeProfile, resumeFrom: ResumeFrom | null, vars?: AgentHomeVars): void {
     const job = this;
     this.agent = new JobAgent(
       {
@@ -359,8 +360,10 @@ export class LiveJob {
       },
       kind,
       profile,
-      vars ? withAgentVars(this.spec.env, vars) : this.spec.env,
+      // The generic adapter's transcript is the event file, named in the child's environment only.
+      { ...(vars ? withAgentVars(this.spec.env, vars) : this.spec.env), NIGHTSHIFT_EVENTS: this.opts.paths.events },
       this.pty.pid,
+      resumeFrom,
     );
     const agent = this.agent;
     this.store.add(() => agent.watch.close());

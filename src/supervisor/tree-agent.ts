@@ -47,7 +47,7 @@ export class TreeAgent {
     const named = host.kind !== undefined && host.kind !== 'generic' ? host.kind : 'any';
     this.spotter = new AgentSpotter(named, (a) => void this.onSpotted(a).catch((e: unknown) => host.log('warn', 'agent in the process tree', { problem: String(e) })));
     this.wait = new TranscriptWait(host.clock, { found: () => host.watch()?.transcript != null, warn: (ms) => this.onMissing(ms) }, waitMs);
-    if (host.watch()) this.wait.agent();
+    if (this.isAgentJob()) this.wait.agent();
   }
 
   /** A tree the sampler read. */
@@ -57,7 +57,7 @@ export class TreeAgent {
 
   /** The job printed something. */
   output(): void {
-    if (this.host.watch()) this.wait.agent();
+    if (this.isAgentJob()) this.wait.agent();
     this.wait.output();
   }
 
@@ -71,8 +71,15 @@ export class TreeAgent {
     this.wait.dispose();
   }
 
+  /** Follows an agent's transcript; `--agent generic` follows its event file, which is no agent's to be missing. */
+  private isAgentJob(): boolean {
+    return this.host.watch() !== undefined && this.kind !== 'generic';
+  }
+
   private async onSpotted(a: SpottedAgent): Promise<void> {
     let watch = this.host.watch();
+    // Asked for (`--agent generic`): its probes read its event file, whatever runs under it.
+    if (watch && this.kind === 'generic') return;
     if (watch) {
       const before = watch.lookedIn;
       if (a.vars) watch.useAgentVars(a.vars);

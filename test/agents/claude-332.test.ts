@@ -62,4 +62,32 @@ describe.skipIf(skipClaudeNativeTests())(`real Claude Code ${CLAUDE_NATIVE_VERSI
     expect(lines.filter((o) => o.type === 'warning' && /rules not checked/.test(String(o.message ?? '')))).toEqual([]);
     expect(server.turns).toBe(1);
   }, 60_000);
+
+  it('a loop of identical failing calls binds on 2.1.332 too: blocked on probe:repeated-…, interrupted with Esc, at most 2 more calls reach the model (issue 10.1)', async () => {
+    const server = await startFakeAnthropic(Array.from({ length: 10 }, () => ({ tool: 'Bash' as const, command: 'cat missing.txt' })));
+    servers.push(server);
+    const h = prepareClaudeHome(tempDir('ns-claude-proj-'), server.url, { home: tempDir('ns-claude-home-') });
+    const env = { ...h.env, ...Object.fromEntries(h.removed.map((k) => [k, undefined])) };
+    const p = startCli(
+      [
+        'run', '--json', '--quiet', '--state', tempDir(), '--settle', '1s', '--cols', '100', '--rows', '30', '--agent', 'claude',
+        '--name', 'claude', '--cwd', h.project, '--timeout', '90s', '--', ...claudeNativeCommand(), 'please show me missing.txt',
+      ],
+      { cwd: h.project, env },
+    );
+    const calls = () => server.requests.filter((r) => r.step !== undefined).length;
+    const blocked = await p.waitForJson((o) => o.type === 'state' && o.state === 'blocked' && /^probe:repeated-/.test(String(o.reason)), START, 'blocked on the loop');
+    const atBlock = calls();
+    let last = calls();
+    let since = Date.now();
+    await until(() => {
+      if (calls() !== last) [last, since] = [calls(), Date.now()];
+      return Date.now() - since >= 3_000 ? true : undefined;
+    }, SOON, 'the calls to stop');
+    expect(calls() - atBlock).toBeLessThanOrEqual(2);
+    expect(calls()).toBeLessThan(11);
+    expect(p.jsonLines().filter((o) => o.type === 'state').at(-1)).toMatchObject({ state: 'blocked', reason: blocked.reason });
+    p.child.kill('SIGTERM');
+    await p.waitExit(30_000);
+  }, 90_000);
 });

@@ -624,7 +624,7 @@ describe('daemon: budgets', () => {
 
     const wall = await d.waitState('wall', 'done', undefined, SOON);
     expect(wall.reason.code).toBe('budget:wall');
-    expect(wall.budgets).toEqual({ wall_ms: 2_000, tokens: null, no_progress_ms: null });
+    expect(wall.budgets).toEqual({ wall_ms: 2_000, tokens: null, no_progress_ms: null, steps: null });
     const took = ms(wall.ended) - ms(wall.started);
     expect(took).toBeGreaterThanOrEqual(2_000);
     expect(took).toBeLessThanOrEqual(5_000);

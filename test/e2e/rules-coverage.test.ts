@@ -7,7 +7,7 @@
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess } from '../helpers/cli.js';
-import { fakeClaude } from '../helpers/fake-agent.js';
+import { fakeAgent, fakeClaude } from '../helpers/fake-agent.js';
 import { skipClaudeTests } from '../agents/claude-env.js';
 import { claudeArgv, claudeHome, jobEnv, project } from '../agents/claude-project.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../agents/fake-anthropic.js';
@@ -45,6 +45,21 @@ describe('nightshift run: rules coverage of the agent version', () => {
     const logged = logOf(p).filter((r) => WARNING.test(String(r.msg)));
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ rules_coverage: { version: '2.9.0', covered: false } });
+  }, 30_000);
+
+  it('an agent with rules but no transcript adapter (GitHub Copilot CLI): its version is held against its rules too', async () => {
+    const bin = fakeAgent('copilot', '1.0.200');
+    const p = startCli(['run', '--json', '--quiet', '--state', tempDir(), '--timeout', '20s', '--', 'copilot', 'task'], {
+      env: { PATH: `${bin}${delimiter}${process.env.PATH}` },
+    });
+    const line = await p.waitForLine((l) => /rules not checked against copilot/.test(l), 10_000, 'coverage warning');
+    expect(JSON.parse(line)).toMatchObject({
+      type: 'warning',
+      message: 'rules not checked against copilot 1.0.200 (newest checked: 1.0.102); dialogs no rule names will be escalated',
+      rules_coverage: { agent: 'copilot', version: '1.0.200', checked: ['1.0.102'], covered: false },
+    });
+    p.write('go\n');
+    expect((await p.waitExit(15_000)).code).toBe(0);
   }, 30_000);
 
   it.skipIf(skipClaudeTests())('the real Claude Code 2.1.112 is covered: no warning, the log says which versions the rules were checked against', async () => {

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Action } from '../core/watchdog-types.js';
+import { ntfyMessage } from '../notify/format.js';
+import { summarize } from '../notify/page.js';
+import { actionPage, cliCommand, type PageBase } from './job-pages.js';
+
+const base: PageBase = { job: 'j1', name: 'fixer', state: 'blocked', rule: null, class: null, screen: [], answer_command: '', time: '2026-12-01T00:00:00.000Z' };
+const action = (o: Partial<Action>): Action => ({
+  t: 0, kind: 'escalate', rule: null, class: null, prompt: null, text: '', reason: 'prompt', since: 0, screen: [], layer: 'x', why: 'y', ...o,
+});
+const saved = process.env.NIGHTSHIFT_STATE;
+afterEach(() => {
+  if (saved === undefined) delete process.env.NIGHTSHIFT_STATE;
+  else process.env.NIGHTSHIFT_STATE = saved;
+});
+
+describe('job pages (issue 10.2)', () => {
+  it('a probe page: the verdict, urgent, and send / continue / cancel with --state', () => {
+    delete process.env.NIGHTSHIFT_STATE;
+    const p = actionPage(action({ reason: 'probe:repeated-failure', text: 'repeated-failure: Bash failed 3 times in a row with "cat: <file>"' }), base, 'j1:1', '/srv/ns state', undefined);
+    expect(p).toMatchObject({ kind: 'probe', urgent: true, prompt: 'repeated-failure: Bash failed 3 times in a row with "cat: <file>"' });
+    expect(p.commands).toEqual([
+      "nightshift send --state '/srv/ns state' fixer '<what to do instead>'",
+      "nightshift continue --state '/srv/ns state' fixer",
+      "nightshift cancel --state '/srv/ns state' fixer",
+    ]);
+    expect(p.answer_command).toBe(p.commands![0]);
+    expect(ntfyMessage(p, 1).body).toContain("Answer: nightshift continue --state '/srv/ns state' fixer");
+  });
+
+  it('no --state when the reader\'s NIGHTSHIFT_STATE names the same folder', () => {
+    process.env.NIGHTSHIFT_STATE = '/srv/ns';
+    expect(cliCommand('/srv/ns', 'show', 'fixer')).toBe('nightshift show fixer');
+    expect(cliCommand('/srv/other', 'show', 'fixer')).toBe('nightshift show --state /srv/other fixer');
+  });
+
+  it('a permission dialog\'s page names the command it asks to run', () => {
+    const p = actionPage(action({ rule: 'claude-code-permission', class: 'permission', command: 'touch made.txt', prompt: 'Do you want to proceed?' }), base, 'j1:2', '/s', undefined);
+    expect(p.command).toBe('touch made.txt');
+    expect(summarize(p)).toBe('nightshift: fixer is blocked (prompt: prompt) — wants to run `touch made.txt`');
+  });
+});
