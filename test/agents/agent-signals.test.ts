@@ -26,7 +26,7 @@ const TEST_TIMEOUT = 90_000;
 
 const servers: Array<FakeAnthropic | FakeOpenAI> = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

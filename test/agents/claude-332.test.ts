@@ -22,7 +22,7 @@ const SOON = 15_000;
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

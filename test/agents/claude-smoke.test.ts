@@ -34,7 +34,7 @@ afterEach(async () => {
       return Promise.race([p.exited, new Promise((r) => setTimeout(r, 5_000))]);
     }),
   );
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

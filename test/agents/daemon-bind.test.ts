@@ -11,9 +11,11 @@ import { sr, testScopes, waitUntil, type Hit } from '../helpers/daemon.js';
 import { skipClaudeTests } from './claude-env.js';
 import { bash, claudeArgv, claudeHome, jobEnv, project } from './claude-project.js';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.js';
+import { codexCliPath, prepareCodexHome, skipCodexTests } from './codex-env.js';
+import { functionOutputs, startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
 
 const scope = testScopes();
-const servers: FakeAnthropic[] = [];
+const servers: Array<FakeAnthropic | FakeOpenAI> = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
@@ -77,5 +79,38 @@ describe.skipIf(skipClaudeTests())('issue 10: an escalation binds, real Claude C
     // The blocked episode's outcome: a person continued it.
     expect(evidence.filter((e) => e.type === 'outcome').map((e) => e.followed)).toContain('continued');
     expect(done.reason.code).toBe('turn-ended');
+  }, 150_000);
+});
+
+describe.skipIf(skipCodexTests())('issue 10: an escalation binds, real Codex CLI under the daemon', () => {
+  it('an error loop over changing file names is blocked on probe:… within 8 calls, Codex interrupted; send makes it go on to done/turn-ended', async (ctx) => {
+    const server = await startFakeOpenAI(
+      Array.from({ length: 12 }, (_, i) => ({ tool: 'exec_command', args: { cmd: `cat does-not-exist-${i + 3}.txt` } })),
+      [{ when: /^Stop trying/, step: { text: 'None of the files exist; I stopped.' } }],
+    );
+    servers.push(server);
+    const s = scope(ctx);
+    const h = prepareCodexHome(project(), server.url, { home: s.tempDir('ns-bind-codex-home-') });
+    // As in probes.test.ts: npm's variables and the ones the Codex home removes must not reach the job.
+    const scrub = Object.fromEntries([...Object.keys(process.env).filter((k) => /^npm_/i.test(k)), ...h.removed].map((k) => [k, undefined]));
+    const d = await s.daemon(s.stateDir(), [], { ...h.env, ...scrub });
+    await d.submit('codex-loop', [process.execPath, codexCliPath(), '--no-daemon', 'please show me the data files'], ['--agent', 'codex', '--cwd', h.project]);
+
+    const blocked = await d.waitJob('codex-loop', (j) => j.state === 'blocked' && j.reason.code.startsWith('probe:'), START, 'blocked on a probe');
+    const atBlock = functionOutputs(server.requests).length;
+    expect(atBlock).toBeLessThanOrEqual(8);
+    expect(blocked.reason.code).toMatch(/^probe:(?:repeated-failure|no-progress)$/);
+    let last = atBlock;
+    let since = Date.now();
+    await waitUntil(() => {
+      const n = functionOutputs(server.requests).length;
+      if (n !== last) [last, since] = [n, Date.now()];
+      return Date.now() - since >= 3_000 ? true : undefined;
+    }, SOON, 'the calls to stop');
+    expect(functionOutputs(server.requests).length - atBlock).toBeLessThanOrEqual(2);
+
+    expect((await d.ns('send', ['codex-loop', 'Stop trying and tell me what happened.'], { NIGHTSHIFT_USER: 'ann' })).code).toBe(0);
+    const done = await d.waitState('codex-loop', 'done', 'turn-ended', START);
+    expect(done.exit).toEqual({ code: 0, signal: null });
   }, 150_000);
 });

@@ -79,7 +79,13 @@ export function lastUserInput(r: RecordedResponsesRequest): string | undefined {
   return undefined;
 }
 
-export async function startFakeOpenAI(script: readonly ResponsesStep[]): Promise<FakeOpenAI> {
+/** A person's message that changes the script: when the last user input matches, this step answers instead of the next one. */
+export interface ResponsesReply {
+  readonly when: RegExp;
+  readonly step: ResponsesStep;
+}
+
+export async function startFakeOpenAI(script: readonly ResponsesStep[], replies: readonly ResponsesReply[] = []): Promise<FakeOpenAI> {
   const steps = [...script];
   const requests: RecordedResponsesRequest[] = [];
   let turns = 0;
@@ -102,7 +108,8 @@ export async function startFakeOpenAI(script: readonly ResponsesStep[]): Promise
       const model = typeof rec.body?.model === 'string' ? rec.body.model : 'gpt-fake';
       if (isMainResponsesRequest(rec)) {
         turns++;
-        const step = steps.shift() ?? { text: 'All done.' };
+        const said = lastUserInput(rec);
+        const step = replies.find((r) => said !== undefined && r.when.test(said))?.step ?? steps.shift() ?? { text: 'All done.' };
         rec.step = step;
         stream(res, model, step);
       } else {

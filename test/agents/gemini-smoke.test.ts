@@ -23,7 +23,7 @@ const SOON = 15_000;
 
 const servers: FakeGemini[] = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

@@ -47,7 +47,7 @@ const TEST_TIMEOUT = 60_000;
 
 const servers: Array<FakeAnthropic | FakeOpenAI> = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -235,6 +235,27 @@ describe.skipIf(skipClaudeTests())('probes on the real Claude Code 2.1.112 offli
     expect(verdicts(dir, 'fake-completion')).toEqual([]);
     // Nothing was verified, and the interrupted turn has no final answer.
     expect(summary(dir).agent).toMatchObject({ verified: false, final_answer: '' });
+  }, TEST_TIMEOUT);
+
+  it('an error loop over changing file names (cat does-not-exist-N.txt) is escalated within 8 calls as repeated-failure and binds: blocked, interrupted, at most 2 more calls (issue 10.3)', async () => {
+    const server = await fake(Array.from({ length: 12 }, (_, i) => bash(`cat does-not-exist-${i + 3}.txt`)));
+    const h = claudeHome(project(), server.url);
+    const p = runClaude(h, tempDir(), 'please show me the data files');
+
+    const failure = await p.waitForJson(isAction('escalate', /^probe:(?:repeated-failure|no-progress)$/), START, 'the error-loop escalation');
+    const atEscalation = mainRequests(server).length;
+    expect(String(failure.text)).toMatch(/No such file or directory/);
+    await p.waitForJson((o) => o.type === 'state' && o.state === 'blocked' && o.reason === failure.reason, SOON, 'blocked on the probe');
+    await settled(() => mainRequests(server).length, 3_000, SOON);
+    expect(mainRequests(server).length - atEscalation).toBeLessThanOrEqual(2);
+    p.child.kill('SIGTERM');
+    await finished(p);
+    const dir = jobDir(p);
+    // Escalated within 8 calls (a request per call, the first one carrying none), each call on another file.
+    expect(atEscalation).toBeLessThanOrEqual(8);
+    const calls = (await markers(dir)).events.filter((e) => e.kind === 'tool-call');
+    expect(new Set(calls.map((c) => c.args.command)).size).toBe(calls.length);
+    expect(verdicts(dir, String(failure.reason).slice('probe:'.length))[0]!.evidence.length).toBeGreaterThanOrEqual(3);
   }, TEST_TIMEOUT);
 
   it('announce-then-stop: "I\'ll now run the tests:" with no tool call gets one "continue" nudge, the model receives it, and the next scripted turn runs', async () => {
@@ -500,6 +521,21 @@ describe.skipIf(skipCodexTests())('probes on the real Codex CLI 0.171 offline (R
   // no longer has `event_msg` `user_message`; a prompt is `event_msg`
   // `item_completed` with `item.type: "UserMessage"` (after `task_started`),
   // so no turn-start is ever emitted and the first prompt of a rollout is unknown.
+  it('an error loop over changing file names is escalated within 8 calls on Codex too, and binds (issue 10.3)', async () => {
+    const server = await fakeOpenAI(Array.from({ length: 12 }, (_, i) => execCommand(`cat does-not-exist-${i + 3}.txt`)));
+    const h = prepareCodexHome(project(), server.url, { home: tempDir('ns-probe-codex-home-') });
+    const p = runCodex(h, tempDir(), 'please show me the data files');
+
+    const failure = await p.waitForJson(isAction('escalate', /^probe:(?:repeated-failure|no-progress)$/), START, 'the error-loop escalation');
+    const atEscalation = functionOutputs(server.requests).length;
+    expect(atEscalation).toBeLessThanOrEqual(8);
+    await p.waitForJson((o) => o.type === 'state' && o.state === 'blocked' && o.reason === failure.reason, SOON, 'blocked on the probe');
+    await settled(() => functionOutputs(server.requests).length, 3_000, SOON);
+    expect(functionOutputs(server.requests).length - atEscalation).toBeLessThanOrEqual(2);
+    p.child.kill('SIGTERM');
+    await finished(p);
+  }, TEST_TIMEOUT);
+
   it('Codex turns start with the prompt, and a nudge opens a new turn: turn-start events for the task and for "continue"', async () => {
     const server = await fakeOpenAI([{ text: "I'll now run the tests:" }, execCommand('echo 3 tests passed'), { text: 'All 3 tests pass.' }]);
     const h = prepareCodexHome(project(), server.url, { home: tempDir('ns-probe-codex-home-') });

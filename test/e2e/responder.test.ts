@@ -27,7 +27,7 @@ import { until } from '../helpers/until.js';
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

@@ -14,7 +14,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../agents/fake-anthropic
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
-  cleanup();
+  await cleanup();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 

@@ -29,12 +29,32 @@ export function tempDir(prefix = 'ns-e2e-'): string {
 }
 
 /** Kills (by pid, only processes these helpers started) whatever still runs, removes temp dirs. */
-export function cleanup(): void {
-  for (const child of live) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
+/**
+ * Stops what a test left running, then removes its folders. A CLI still
+ * running (a test that failed half-way) gets SIGTERM first: `nightshift run`
+ * then stops its job's whole process tree; SIGKILL would leave the agent in
+ * the PTY running (Gemini ignores the hang-up), eating the machine.
+ */
+export async function cleanup(): Promise<void> {
+  const running = [...live].filter((c) => c.exitCode === null && c.signalCode === null);
   live.clear();
+  await Promise.all(running.map((c) => stopGently(c, 8_000)));
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
+}
+
+/** SIGTERM, then SIGKILL if it is still there after `ms` (the CLI's stop ladder takes up to 6 s). */
+function stopGently(child: ChildProcess, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
