@@ -5,12 +5,12 @@
  */
 import type { Clock } from '../core/clock.js';
 import { PROBE_BLOCK, type Transition } from '../core/task-state.js';
-import { personMarker, toolMarker, type ToolEvent } from '../core/tool-events.js';
+import { toolMarker, type ToolEvent } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
 import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
-import { describeError, InputError } from '../util/errors.js';
+import { describeError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile } from '../probes/index.js';
@@ -18,7 +18,8 @@ import type { ResumeFrom } from '../board/types.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { JobAgent } from './job-agent.js';
 import { jobCoverage } from './job-coverage.js';
-import { personAnswerKeys, RecordedInput } from './job-input.js';
+import { RecordedInput } from './job-input.js';
+import { PersonActs } from './person-acts.js';
 import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
@@ -66,6 +67,7 @@ export class LiveJob {
   private agent: JobAgent | undefined;
   private treeAgent: TreeAgent | undefined;
   private coverage: RulesCoverage | undefined;
+  private readonly person: PersonActs;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
 
@@ -106,6 +108,18 @@ export class LiveJob {
     store.add(() => this.feed.dispose());
     this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => this.diskProblem('evidence.jsonl', e));
     this.summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
+    this.person = new PersonActs({
+      id: p.id,
+      watchdog: this.watchdog,
+      typed: this.typed,
+      evidence: this.evidence,
+      log: this.log,
+      agent: () => this.agent,
+      rules: () => this.opts.bundle.current.rules.prompts,
+      now: () => this.clock.now(),
+      marker: (label) => this.cast.marker(this.clock.now(), label),
+      observe: (signal) => this.observe(signal),
+    });
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer(this.watchdog, this.clock);
@@ -263,58 +277,18 @@ export class LiveJob {
     return () => this.outputListeners.delete(listener);
   }
 
-  /**
-   * A person answers the prompt the job is blocked on. Keys are recorded as
-   * evidence (who, what) before they are sent. A line prompt whose rule
-   * answers with Enter gets the text followed by Enter; a dialog gets the key.
-   */
-  async answer(text: string, who: string): Promise<readonly string[]> {
-    if (this.watchdog.state !== 'blocked') {
-      throw new InputError(`job ${this.id} is not blocked (it is ${this.watchdog.state}); nothing to answer`);
-    }
-    const rule = this.watchdog.reason.rule ? this.opts.bundle.current.rules.prompts.find((r) => r.id === this.watchdog.reason.rule) : undefined;
-    const { keys, enter } = personAnswerKeys(rule, text);
-    this.evidence.human(iso(this.clock.now()), who, keys, text);
-    this.log.info({ who, keys }, 'answered by a person');
-    await this.typed.text(text, enter);
-    const by = `human:${who}`;
-    this.cast.marker(this.clock.now(), personMarker('answer', by));
-    this.observe({ kind: 'person', action: 'answer', by });
-    this.agent?.continued();
-    return keys;
+  /** A person's acts (person-acts.ts): answer, continue, send, key. */
+  answer(text: string, who: string): Promise<readonly string[]> {
+    return this.person.answer(text, who);
   }
-
-  /**
-   * A person says the job goes on after a probe blocked it (`continue`): a
-   * paused program is resumed, the agent keeps its session, the block ends.
-   * Recorded as human:<user> first.
-   */
   continueJob(who: string): void {
-    if (!this.watchdog.reason.code.startsWith(PROBE_BLOCK) || this.watchdog.state !== 'blocked') {
-      throw new InputError(`job ${this.id} is not blocked by a probe (it is ${this.watchdog.state}: ${this.watchdog.reason.code}); nothing to continue`);
-    }
-    this.personActed('continue', who, { reason: this.watchdog.reason.code });
-    this.agent?.continued(true);
+    this.person.continueJob(who);
   }
-
-  /** A person typed into the job (`send`, `key`): input, and the end of a probe's block. */
-  async personSend(text: string, enter: boolean, who: string): Promise<void> {
-    await this.typed.text(text, enter);
-    this.personActed('send', who, { text });
+  personSend(text: string, enter: boolean, who: string): Promise<void> {
+    return this.person.send(text, enter, who);
   }
-
   personKey(name: string, who: string): void {
-    this.typed.key(name);
-    this.personActed('key', who, { key: name });
-  }
-
-  private personActed(action: string, who: string, fields: object): void {
-    const by = `human:${who}`;
-    this.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.clock.now()) });
-    this.log.info({ who, action }, `${action} by a person`);
-    this.cast.marker(this.clock.now(), personMarker(action, by));
-    this.observe({ kind: 'person', action, by });
-    if (action !== 'continue') this.agent?.continued();
+    this.person.key(name, who);
   }
 
   /** Text typed on the job's behalf (Enter after it), recorded as input. */
