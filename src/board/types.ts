@@ -36,6 +36,8 @@ export interface ResumeFrom {
   last_event: string | null;
   /** The old job's goal: the resumed job's prompt is the resume message, not the task. */
   goal: string;
+  /** Who resumed it, recorded as human:<user> in the new job's evidence. */
+  by?: string;
 }
 
 export interface JobSpecInput {

@@ -56,6 +56,8 @@ const RESUME_FROM = z.strictObject({
   lines: z.number().int().nonnegative(),
   last_event: z.string().min(1).nullable(),
   goal: z.string(),
+  /** Who resumed it (`nightshift resume` sends the user). */
+  by: z.string().min(1).optional(),
 });
 
 function checkResumeFrom(r: unknown): ResumeFrom | null {

@@ -30,7 +30,9 @@ describe('nightshift resume: budgets left, the resume point, the command', () =>
   });
 
   it('the resume point is where the old job stopped reading, with the first job\'s goal', () => {
-    expect(resumeFrom(old(), card())).toEqual({ job: 'j-old', transcript: '/h/sid.jsonl', lines: 14, last_event: 'sid.jsonl:14:0', goal: 'fix the test' });
+    process.env.NIGHTSHIFT_USER = 'ann';
+    expect(resumeFrom(old(), card())).toEqual({ job: 'j-old', transcript: '/h/sid.jsonl', lines: 14, last_event: 'sid.jsonl:14:0', goal: 'fix the test', by: 'ann' });
+    delete process.env.NIGHTSHIFT_USER;
     expect(resumeFrom(old(), card({ transcript: null }))).toBeNull();
   });
 

@@ -14,7 +14,7 @@ import { readResumeCard, type ResumeCard } from '../supervisor/resume-card.js';
 import { resumePrompt } from '../supervisor/resume-prompt.js';
 import { InputError } from '../util/errors.js';
 import { durationArg, durationHelp, intArg } from './common.js';
-import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+import { addStateFlag, callDaemon, currentUser, printJson, type StateFlag } from './daemon-client.js';
 
 interface ResumeFlags extends StateFlag {
   grantWall?: number;
@@ -70,7 +70,7 @@ function readCard(job: JobRecord): ResumeCard {
 /** Where the old job stopped reading; null when it never found its transcript (nothing to skip). */
 export function resumeFrom(old: JobRecord, card: ResumeCard): ResumeFrom | null {
   const t = card.transcript;
-  return t ? { job: old.id, transcript: t.path, lines: t.lines, last_event: t.last_event, goal: card.goal } : null;
+  return t ? { job: old.id, transcript: t.path, lines: t.lines, last_event: t.last_event, goal: card.goal, by: currentUser() } : null;
 }
 
 /**

@@ -65,6 +65,13 @@ describe('a probe escalation binds (issue 10.1)', () => {
     expect(h.wd.actions.map((a) => a.reason)).toEqual(['prompt', 'probe:repeated-action']);
   });
 
+  it('a person\'s cancel is no continue: the block holds until the job ends', () => {
+    const h = harness();
+    h.at(1_000, probe);
+    h.at(2_000, { kind: 'person', action: 'cancel', by: 'human:ann' });
+    expect(h.wd.reason.code).toBe('probe:repeated-action');
+  });
+
   it('a hang becomes the probe block; a person signal without a probe block changes nothing', () => {
     const h = harness();
     h.at(0, { kind: 'person', action: 'send', by: 'human:ann' });

@@ -151,7 +151,8 @@ export class Watchdog {
         this.onProbe(signal.probe, signal.text, now);
         break;
       case 'person':
-        this.onPerson(signal.by, now);
+        // A cancel ends the job; it does not let it go on.
+        if (signal.action !== 'cancel') this.onPerson(signal.by, now);
         break;
       case 'exit':
         this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);

@@ -88,7 +88,12 @@ export const COMMANDS: readonly DaemonCommand[] = [
       return { job: rec.id, key: a.key };
     },
   }),
-  defineCommand({ name: 'cancel', usage: '{job}', args: job, handler: (d, a) => cancel(d, a.job) }),
+  defineCommand({
+    name: 'cancel',
+    usage: '{job, who?}',
+    args: z.strictObject({ job: text, who: z.string().optional() }),
+    handler: (d, a) => cancel(d, a.job, a.who || 'unknown'),
+  }),
   defineCommand({
     name: 'ack',
     usage: '{job}',

@@ -88,6 +88,7 @@ export class DaemonJob {
         onOutput: () => job.guarded('last activity', () => job.onActivity()),
       },
     );
+    if (rec.resume_from?.by) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
     job.budgetTimer = setInterval(() => job.guarded('budget check', () => job.checkBudgets()), BUDGET_CHECK_MS);
     job.budgetTimer.unref();
     void job.live.finished.finally(() => clearInterval(job.budgetTimer));

@@ -290,6 +290,15 @@ export class LiveJob {
   personKey(name: string, who: string): void {
     this.person.key(name, who);
   }
+  /** `cancel`: recorded as the person's, then the graceful stop. */
+  personCancel(who: string): Promise<PtyExit> {
+    this.person.note('cancel', who);
+    return this.stop('cancelled');
+  }
+  /** This job is a person's `resume` of another: said once, at its start. */
+  resumedBy(who: string, from: string): void {
+    this.person.note('resume', who, { from });
+  }
 
   /** Text typed on the job's behalf (Enter after it), recorded as input. */
   sendText(text: string, enter = true): Promise<void> {

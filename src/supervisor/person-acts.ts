@@ -71,6 +71,17 @@ export class PersonActs {
     this.acted('key', who, { key: name });
   }
 
+  /**
+   * Only recorded (evidence, log, a marker): a `cancel`, whose stop is the
+   * job's own (reason `cancelled`), or the `resume` that started this job.
+   */
+  note(action: 'cancel' | 'resume', who: string, fields: object = {}): void {
+    const by = `human:${who}`;
+    this.host.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.host.now()) });
+    this.host.log.info({ who, ...fields }, `${action} by a person`);
+    this.host.marker(personMarker(action, by));
+  }
+
   private acted(action: string, who: string, fields: object): void {
     const by = `human:${who}`;
     this.host.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.host.now()) });

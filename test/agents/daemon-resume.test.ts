@@ -42,8 +42,9 @@ describe.skipIf(skipClaudeTests())('issue 10.4: resume after a refused claim, re
     const d = await s.daemon(s.stateDir(), [], jobEnv(h));
     await d.submit('claim', [...claudeArgv(), 'please create notes.md with a summary of the README'], ['--agent', 'claude', '--cwd', h.project, '--max-steps', '2']);
     await d.waitState('claim', 'blocked', 'probe:fake-completion', START);
-    expect((await d.ns('cancel', ['claim'])).code).toBe(0);
+    expect((await d.ns('cancel', ['claim'], { NIGHTSHIFT_USER: 'ann' })).code).toBe(0);
     const old = await d.waitState('claim', 'done', 'cancelled', SOON);
+    expect(readJsonl(old.paths!.evidence).filter((e) => e.type === 'person')).toMatchObject([{ action: 'cancel', by: 'human:ann' }]);
     const cardFile = join(old.paths!.dir, 'resume.json');
     await waitUntil(() => existsSync(cardFile) || undefined, SOON, 'the resume card');
 
@@ -62,7 +63,7 @@ describe.skipIf(skipClaudeTests())('issue 10.4: resume after a refused claim, re
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('grant more with --grant-steps');
     const before = server.requests.filter(isMain).length;
-    const resumed = await d.ns('resume', ['claim', '--grant-steps', '1', '--json']);
+    const resumed = await d.ns('resume', ['claim', '--grant-steps', '1', '--json'], { NIGHTSHIFT_USER: 'bob' });
     expect(resumed.code, resumed.stderr).toBe(0);
     const rec = JSON.parse(resumed.stdout);
     expect(rec.budgets.steps).toBe(1);
@@ -82,6 +83,7 @@ describe.skipIf(skipClaudeTests())('issue 10.4: resume after a refused claim, re
     const lineOf = (id: string) => Number(id.split(':').at(-2));
     const verdicts = readJsonl(done.paths!.evidence).filter((e) => e.type === 'verdict');
     expect(verdicts.map((v) => v.probe)).not.toContain('fake-completion');
+    expect(readJsonl(done.paths!.evidence).filter((e) => e.type === 'person')).toMatchObject([{ action: 'resume', by: 'human:bob', from: old.id }]);
     for (const v of verdicts) for (const id of v.evidence as string[]) expect(lineOf(id)).toBeGreaterThan(oldLines);
     const stats = JSON.parse((await d.ns('stats', ['--json'])).stdout);
     expect(stats.by_probe['fake-completion']).toBe(1);

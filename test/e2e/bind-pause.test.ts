@@ -57,9 +57,10 @@ describe('issue 10.1: a program without an interrupt key is paused on an escalat
     expect(evidence.filter((e) => e.type === 'bind').map((e) => e.action)).toContain('resume');
 
     const started = Date.now();
-    await d.ns('cancel', ['looper']);
+    await d.ns('cancel', ['looper'], { NIGHTSHIFT_USER: 'bob' });
     const done = await d.waitState('looper', 'done', undefined, SOON);
     expect(sr(done)).toBe('done/cancelled');
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(readJsonl(blocked.paths!.evidence).filter((e) => e.type === 'person').map((e) => `${e.action} ${e.by}`)).toEqual(['continue human:ann', 'cancel human:bob']);
   }, 60_000);
 });

@@ -89,16 +89,16 @@ function lastEvidence(rec: JobRecord, n: number): unknown[] {
   return lines.slice(-n).map((l) => JSON.parse(l) as unknown);
 }
 
-export function cancel(d: Daemon, idOrName: string) {
+export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
   const rec = d.board.require(idOrName);
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
   const job = d.jobs.get(rec.id);
   if (!job && d.jobs.has(rec.id)) {
     d.cancelOnStart.add(rec.id);
   } else if (!job) {
-    d.board.transition(rec.id, 'done', { code: 'cancelled', detail: 'cancelled before it started' }, Date.now());
+    d.board.transition(rec.id, 'done', { code: 'cancelled', detail: `cancelled by human:${who} before it started` }, Date.now());
   } else {
-    void job.live.stop('cancelled');
+    job.live.personCancel(who);
   }
-  return { job: rec.id, cancelled: true };
+  return { job: rec.id, cancelled: true, by: `human:${who}` };
 }
