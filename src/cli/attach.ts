@@ -1,6 +1,6 @@
 /** `nightshift attach JOB` — watch a job live and type into it; Ctrl-] detaches, the job keeps running. */
 import type { Command } from 'commander';
-import { addStateFlag, callDaemon, type StateFlag } from './daemon-client.js';
+import { addStateFlag, callDaemon, currentUser, type StateFlag } from './daemon-client.js';
 
 /** Ctrl-] (0x1d), telnet's escape: rarely meaningful to an agent, easy to reach. */
 const DETACH = '\x1d';
@@ -14,7 +14,7 @@ export function registerAttach(program: Command): void {
       // Attached once the daemon sends the screen: a job that cannot be attached to prints only why.
       let attached = false;
       try {
-        await callDaemon(f, 'attach', { job }, {
+        await callDaemon(f, 'attach', { job, who: currentUser() }, {
           onData: (d) => {
             if (!attached) process.stderr.write(`attached to ${job}; detach with Ctrl-]\r\n`);
             attached = true;

@@ -103,7 +103,12 @@ export const COMMANDS: readonly DaemonCommand[] = [
       return { job: rec.id, acknowledged: d.pager.ack(rec.id) };
     },
   }),
-  defineCommand({ name: 'attach', usage: '{job}', args: job, handler: (d, a, ctx) => attach(d, a.job, ctx) }),
+  defineCommand({
+    name: 'attach',
+    usage: '{job, who?}',
+    args: z.strictObject({ job: text, who: z.string().optional() }),
+    handler: (d, a, ctx) => attach(d, a.job, ctx, a.who || 'unknown'),
+  }),
   defineCommand({
     name: 'logs',
     usage: '{job, follow?}',

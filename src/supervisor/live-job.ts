@@ -310,9 +310,14 @@ export class LiveJob {
     this.typed.key(name);
   }
 
-  /** Keystrokes from the person at the terminal; recorded as input. */
-  input(data: string): void {
+  /**
+   * Keystrokes from the person at the terminal (`attach`, `run`'s own
+   * terminal); recorded as input. A line they enter while a probe holds the
+   * job is their decision that it goes on, as `send` is.
+   */
+  input(data: string, who = 'terminal'): void {
     this.typed.raw(data);
+    if (data.includes('\r')) this.person.typedLine(who);
   }
 
   private attachAgent(kind: AgentKind, profile: ProbeProfile, resumeFrom: ResumeFrom | null, vars?: AgentHomeVars): void {

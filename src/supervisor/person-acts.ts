@@ -71,6 +71,12 @@ export class PersonActs {
     this.acted('key', who, { key: name });
   }
 
+  /** A line typed at the job's terminal (already sent): it counts as the person's act only while a probe holds the job. */
+  typedLine(who: string): void {
+    const { watchdog } = this.host;
+    if (watchdog.state === 'blocked' && watchdog.reason.code.startsWith(PROBE_BLOCK)) this.acted('type', who, {});
+  }
+
   /**
    * Only recorded (evidence, log, a marker): a `cancel`, whose stop is the
    * job's own (reason `cancelled`), or the `resume` that started this job.

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readJsonl } from '../helpers/cli.js';
+import { readJsonl, startCli } from '../helpers/cli.js';
 import { sr, testScopes, waitUntil } from '../helpers/daemon.js';
 
 const scope = testScopes();
@@ -62,5 +62,25 @@ describe('issue 10.1: a program without an interrupt key is paused on an escalat
     expect(sr(done)).toBe('done/cancelled');
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(readJsonl(blocked.paths!.evidence).filter((e) => e.type === 'person').map((e) => `${e.action} ${e.by}`)).toEqual(['continue human:ann', 'cancel human:bob']);
+  }, 60_000);
+
+  it('a line a person types into the attached job ends the probe\'s block as send does (human:<user>), and the paused loop runs again', async (ctx) => {
+    const s = scope(ctx);
+    const d = await s.daemon(s.stateDir());
+    await d.submit('looper', ['bash', '-c', LOOP], ['--agent', 'generic']);
+    const blocked = await d.waitJob('looper', (j) => j.state === 'blocked' && j.reason.code.startsWith('probe:'), SOON, 'blocked on a probe');
+    const bind = await waitUntil(() => readJsonl(blocked.paths!.evidence).find((e) => e.type === 'bind'), SOON, 'the bind record');
+    await waitUntil(() => procState(Number(bind.group)) === 'T' || undefined, SOON, 'the loop stopped');
+    const att = startCli(['attach', 'looper', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined, NIGHTSHIFT_USER: 'cy' } });
+    await waitUntil(() => att.stdout.includes('attempt') || undefined, SOON, 'the screen on attach');
+    att.write('keep going\r');
+    await d.waitJob('looper', (j) => j.state === 'running' && j.reason.code === 'continued', SOON, 'running again (continued)');
+    const at = lines(blocked.paths!.events);
+    await waitUntil(() => lines(blocked.paths!.events) > at + 4 || undefined, SOON, 'the loop running again');
+    expect(readJsonl(blocked.paths!.evidence).filter((e) => e.type === 'person')).toMatchObject([{ action: 'type', by: 'human:cy' }]);
+    att.write('\x1d');
+    await att.waitExit(SOON);
+    await d.ns('cancel', ['looper']);
+    await d.waitState('looper', 'done', 'cancelled', SOON);
   }, 60_000);
 });

@@ -8,12 +8,12 @@ import type { Daemon } from '../daemon.js';
 import { liveJob } from './jobs.js';
 
 /** Live view: the current screen, then everything the job prints; input goes to the job. */
-export async function attach(d: Daemon, idOrName: string, ctx: CallContext) {
+export async function attach(d: Daemon, idOrName: string, ctx: CallContext, who = 'unknown') {
   const rec = d.board.require(idOrName);
   const job = liveJob(d, rec, 'attach to');
   ctx.stream(`\x1b[2J\x1b[H${job.live.screen.text().split('\n').join('\r\n')}`);
   const stop = job.live.watchOutput((data) => ctx.stream(data));
-  ctx.onInput((data) => job.live.input(data));
+  ctx.onInput((data) => job.live.input(data, who));
   await new Promise<void>((resolve) => {
     ctx.onClose(resolve);
     void job.live.finished.then(() => resolve());
