@@ -50,8 +50,8 @@ describe('issue 10.1: a program without an interrupt key is paused on an escalat
 
     const cont = await d.ns('continue', ['looper'], { NIGHTSHIFT_USER: 'ann' });
     expect(cont.code).toBe(0);
+    // Running again (it may be caught, and paused, again soon after: the loop goes on).
     await waitUntil(() => lines(events) > stoppedAt + 4 || undefined, SOON, 'the loop running again');
-    expect(procState(group)).not.toBe('T');
     const evidence = readJsonl(blocked.paths!.evidence);
     expect(evidence.filter((e) => e.type === 'person')).toMatchObject([{ action: 'continue', by: 'human:ann' }]);
     expect(evidence.filter((e) => e.type === 'bind').map((e) => e.action)).toContain('resume');
@@ -74,7 +74,8 @@ describe('issue 10.1: a program without an interrupt key is paused on an escalat
     const att = startCli(['attach', 'looper', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined, NIGHTSHIFT_USER: 'cy' } });
     await waitUntil(() => att.stdout.includes('attempt') || undefined, SOON, 'the screen on attach');
     att.write('keep going\r');
-    await d.waitJob('looper', (j) => j.state === 'running' && j.reason.code === 'continued', SOON, 'running again (continued)');
+    // The loop goes on at once, and may well be caught again: look for the move in the job's history, not its state now.
+    await waitUntil(async () => (await d.show('looper')).transitions.some((t) => t.state === 'running' && t.reason.code === 'continued') || undefined, SOON, 'running again (continued)');
     const at = lines(blocked.paths!.events);
     await waitUntil(() => lines(blocked.paths!.events) > at + 4 || undefined, SOON, 'the loop running again');
     expect(readJsonl(blocked.paths!.evidence).filter((e) => e.type === 'person')).toMatchObject([{ action: 'type', by: 'human:cy' }]);
