@@ -17,7 +17,7 @@ import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
 import { json, newJobParams, toJobRecord, toTransitionRecord, type JobRow } from './rows.js';
 import { migrateBoard } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import type { JobReason, JobRecord, JobSpecInput, JobState, TransitionRecord } from './types.js';
+import type { JobReason, JobRecord, JobState, TransitionRecord } from './types.js';
 import { isoTime, newJobId, validateSpec } from './validate.js';
 
 export { openDatabase, boardPath, type Database } from './db.js';
@@ -46,7 +46,8 @@ export class Board {
   }
 
   /** Adds a queued job. Checks everything first; on any error nothing is written. */
-  submit(spec: JobSpecInput, now: number): JobRecord {
+  /** Queues a job from a spec as it arrived; validateSpec checks every field (FLAG: problem). */
+  submit(spec: unknown, now: number): JobRecord {
     const checked = validateSpec(spec);
     const created = isoTime(now);
     return this.db.transaction(() => {

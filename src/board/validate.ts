@@ -34,8 +34,10 @@ export function isJobId(s: string): boolean {
 }
 
 /** A shallow copy of the spec with every field checked; `after` is left for the board to resolve. */
-export function validateSpec(spec: JobSpecInput): JobSpecInput {
-  if (typeof spec !== 'object' || spec === null) throw new InputError('a job spec must be an object');
+/** A spec as it arrives (the socket's JSON, the CLI's object): every field is checked here, so any input is taken. */
+export function validateSpec(input: unknown): JobSpecInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('a job spec must be an object');
+  const spec = input as Partial<Record<keyof JobSpecInput, unknown>>;
   return {
     name: checkName(spec.name),
     command: checkCommand(spec.command),

@@ -11,7 +11,7 @@ export function registerAnswer(program: Command): void {
       .argument('<text>', 'the answer'),
   ).action(async (job: string, text: string, f: StateFlag) => {
     const who = currentUser();
-    const r = await callDaemon<{ job: string; keys: string[]; answered_by: string }>(f, 'answer', { job, text, who });
+    const r = await callDaemon(f, 'answer', { job, text, who });
     process.stdout.write(`answered ${job}: ${JSON.stringify(r.keys)} as ${r.answered_by}\n`);
   });
 }

@@ -9,7 +9,7 @@ export function registerContinue(program: Command): void {
       .description('let a job blocked by a probe (a loop, no progress, a refused claim) go on; recorded with your name')
       .argument('<job>', 'name or id'),
   ).action(async (job: string, f: StateFlag) => {
-    const r = await callDaemon<{ job: string; by: string; was: string }>(f, 'continue', { job, who: currentUser() });
+    const r = await callDaemon(f, 'continue', { job, who: currentUser() });
     process.stdout.write(`continued ${job} (was blocked: ${r.was}) as ${r.by}\n`);
   });
 }

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { call, type CallOptions } from '../daemon/client.js';
+import type { CommandArgs, CommandName, CommandResult } from '../daemon/commands.js';
 import { defaultStateDir } from './common.js';
 
 export interface StateFlag {
@@ -17,8 +18,13 @@ export function stateDirOf(f: StateFlag): string {
   return f.state ? resolve(f.state) : defaultStateDir();
 }
 
-export function callDaemon<T>(f: StateFlag, cmd: string, args: Record<string, unknown> = {}, o: CallOptions = {}): Promise<T> {
-  return call(stateDirOf(f), cmd, args, o) as Promise<T>;
+/**
+ * Calls a daemon command by its name in the daemon's one command table
+ * (src/daemon/commands.ts): arguments checked against its schema here, as
+ * the daemon checks them there; the result typed as its handler returns it.
+ */
+export function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, args: CommandArgs<K>, o: CallOptions = {}): Promise<CommandResult<K>> {
+  return call(stateDirOf(f), cmd, args as Record<string, unknown>, o) as Promise<CommandResult<K>>;
 }
 
 export function printJson(value: unknown): void {

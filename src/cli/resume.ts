@@ -36,7 +36,7 @@ export function registerResume(program: Command): void {
       .option('--name <name>', 'name of the new job (default: NAME-resumed-N)')
       .option('--json', 'print the new job record'),
   ).action(async (job: string, f: ResumeFlags) => {
-    const board = await callDaemon<JobRecord[]>(f, 'board');
+    const board = await callDaemon(f, 'board', {});
     const old = board.find((j) => j.id === job || j.name === job);
     if (!old) throw new InputError(`no job "${job}"; nightshift board lists them`);
     const card = readCard(old);
@@ -54,7 +54,7 @@ export function registerResume(program: Command): void {
       after: [],
       resume_from: resumeFrom(old, card),
     };
-    const { job: rec, notice } = await callDaemon<Submitted>(f, 'submit', { spec });
+    const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     if (f.json) printJson(rec);
     else process.stdout.write(`resumed ${old.name} as ${rec.name} (${rec.id}): ${spec.command.join(' ')}\n`);
     if (notice) process.stderr.write(`nightshift: ${rec.name} ${notice}\n`);

@@ -1,28 +1,18 @@
 /** `nightshift show JOB [--json]` — state, reason, signals, the current screen, the last evidence. */
 import type { Command } from 'commander';
-import type { JobRecord, TransitionRecord } from '../board/types.js';
 import type { OutboxRow } from '../notify/outbox.js';
-import type { RulesCoverage } from '../rules/coverage.js';
 import { reasonWithDetail } from '../daemon/reason-text.js';
+import type { CommandResult } from '../daemon/commands.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
-interface Shown {
-  job: JobRecord;
-  transitions: TransitionRecord[];
-  signals: Record<string, unknown> | null;
-  rules_coverage: RulesCoverage | null;
-  /** A live job's warnings (no transcript); absent from an older daemon. */
-  warnings?: { code: string; message: string; time: string }[];
-  screen: string | null;
-  evidence: Record<string, unknown>[];
-  pages: OutboxRow[];
-}
+/** What `show` returns: the daemon command's own result type. */
+type Shown = CommandResult<'show'>;
 
 export function registerShow(program: Command): void {
   addStateFlag(
     program.command('show').description('one job in detail').argument('<job>', 'name or id').option('--json', 'one JSON document'),
   ).action(async (job: string, f: StateFlag & { json?: boolean }) => {
-    const s = await callDaemon<Shown>(f, 'show', { job });
+    const s = await callDaemon(f, 'show', { job });
     if (f.json) return printJson(s);
     process.stdout.write(formatShown(s));
   });

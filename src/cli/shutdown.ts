@@ -9,7 +9,7 @@ export function registerShutdown(program: Command): void {
       .description('stop the daemon: take no new jobs and let running ones finish (--now: stop them too)')
       .option('--now', 'stop running jobs gracefully instead of waiting for them'),
   ).action(async (f: StateFlag & { now?: boolean }) => {
-    const r = await callDaemon<{ stopping: string; running: number }>(f, 'stop', { now: f.now === true });
+    const r = await callDaemon(f, 'stop', { now: f.now === true });
     process.stdout.write(`daemon stopping (${r.stopping}); ${r.running} job(s) running\n`);
   });
 }

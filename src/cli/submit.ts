@@ -67,7 +67,7 @@ export function registerSubmit(program: Command): void {
       priority: f.priority,
       after: f.after,
     };
-    const { job: rec, notice } = await callDaemon<Submitted>(f, 'submit', { spec });
+    const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     // --json keeps stdout one job record; the notice then goes to stderr.
     if (f.json) printJson(rec);
     else process.stdout.write(`submitted ${rec.name} (${rec.id}): ${notice ?? rec.state}\n`);

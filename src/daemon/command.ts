@@ -21,16 +21,20 @@ export interface CallContext {
   readonly closed: boolean;
 }
 
-export interface DaemonCommand<S extends z.ZodType = z.ZodType> {
-  readonly name: string;
+/** One command, typed end to end: its name, its arguments' schema and what its handler returns. */
+export interface TypedCommand<N extends string, S extends z.ZodType, R> {
+  readonly name: N;
   /** The arguments as a person would read them, for error messages. */
   readonly usage: string;
   readonly args: S;
-  readonly handler: (d: Daemon, args: z.output<S>, ctx: CallContext) => Promise<unknown> | unknown;
+  // Method syntax: a table of different commands is then one list of DaemonCommand.
+  handler(d: Daemon, args: z.output<S>, ctx: CallContext): Promise<R> | R;
 }
 
-/** Keeps the schema and the handler's argument type tied together in a table of mixed commands. */
-export const defineCommand = <S extends z.ZodType>(c: DaemonCommand<S>): DaemonCommand => c as unknown as DaemonCommand;
+export type DaemonCommand = TypedCommand<string, z.ZodType, unknown>;
+
+/** Keeps a command's name, schema and result types, so the CLI calls it with checked arguments and a typed result. */
+export const defineCommand = <N extends string, S extends z.ZodType, R>(c: TypedCommand<N, S, R>): TypedCommand<N, S, R> => c;
 
 /** A handler failed for a reason that is not the caller's: says which handler, keeps the cause for the log. */
 export class HandlerError extends Error {

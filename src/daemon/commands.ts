@@ -15,7 +15,7 @@ const text = z.string().min(1);
 const none = z.strictObject({});
 const job = z.strictObject({ job: text });
 
-export const COMMANDS: readonly DaemonCommand[] = [
+export const COMMANDS = [
   defineCommand({
     name: 'status',
     usage: '{reset_loop?}',
@@ -126,3 +126,13 @@ export const COMMANDS: readonly DaemonCommand[] = [
     },
   }),
 ];
+// The one list the transports take (a `satisfies` on the literal would widen every name to string).
+export const COMMAND_LIST: readonly DaemonCommand[] = COMMANDS;
+
+type Table = (typeof COMMANDS)[number];
+/** The commands a client may call, by name. */
+export type CommandName = Table['name'];
+/** What a client sends: the schema's input (defaults may be left out). */
+export type CommandArgs<K extends CommandName> = z.input<Extract<Table, { name: K }>['args']>;
+/** What the handler returns, as the client receives it. */
+export type CommandResult<K extends CommandName> = Awaited<ReturnType<Extract<Table, { name: K }>['handler']>>;

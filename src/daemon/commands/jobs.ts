@@ -31,7 +31,7 @@ export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<
   const cwd = String(spec.cwd ?? '');
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InputError(`--cwd ${cwd} is not an existing directory`);
   if (typeof spec.policy === 'string') await loadPolicy(spec.policy);
-  const rec = d.board.submit(spec as never, Date.now());
+  const rec = d.board.submit(spec, Date.now());
   d.schedule();
   // A draining daemon starts nothing new: the job waits for the next daemon, which the submitter must know.
   const notice = d.draining ? 'queued; the daemon is draining (shutdown), so it starts when a daemon next starts' : null;
@@ -83,10 +83,11 @@ function finalScreen(rec: JobRecord): string | null {
   }
 }
 
-function lastEvidence(rec: JobRecord, n: number): unknown[] {
+/** The job's last evidence records (each line is one JSON object, written by EvidenceLog). */
+function lastEvidence(rec: JobRecord, n: number): Record<string, unknown>[] {
   if (!rec.paths || !existsSync(rec.paths.evidence)) return [];
   const lines = readFileSync(rec.paths.evidence, 'utf8').split('\n').filter(Boolean);
-  return lines.slice(-n).map((l) => JSON.parse(l) as unknown);
+  return lines.slice(-n).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
