@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import { shippedRules } from '../../test/helpers/rules.js';
-import { ManualClock } from './clock.js';
-import { Watchdog } from './watchdog.js';
+import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import type { Signal } from './watchdog-types.js';
 import { agentStateMarker, parseAgentStateMarker, type AgentState } from './agent-state.js';
 import { parseMarker } from './tool-events.js';
 
 function harness() {
-  const clock = new ManualClock(0);
-  const wd = new Watchdog(shippedRules, clock, { screenQuietMs: 180_000, toolGapMs: 900_000, settleMs: 1_500, verifyMs: 5_000 });
-  wd.start();
-  const at = (t: number, s?: Signal) => {
-    for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
-      clock.set(d);
-      wd.tick();
-    }
-    clock.set(t);
-    if (s) wd.observe(s);
-    else wd.tick();
-  };
+  const { wd, at } = driveWatchdog({ screenQuietMs: 180_000, toolGapMs: 900_000, settleMs: 1_500, verifyMs: 5_000 });
   const screen = (text: string): Signal => ({ kind: 'screen', snapshot: snapshotOf(text, { cursor: 'below' }) });
   const agent = (state: AgentState['state'], detail: string, hint = false, source = hint ? 'claude-session' : 'claude-hook'): Signal => ({
     kind: 'agent',

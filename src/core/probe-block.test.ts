@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import { shippedRules } from '../../test/helpers/rules.js';
-import { ManualClock } from './clock.js';
-import { Watchdog } from './watchdog.js';
+import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import type { Signal } from './watchdog-types.js';
 
 function harness() {
-  const clock = new ManualClock(0);
-  const wd = new Watchdog(shippedRules, clock, { screenQuietMs: 180_000, toolGapMs: 900_000, settleMs: 1_500, verifyMs: 5_000 });
-  wd.start();
-  const at = (t: number, s?: Signal) => {
-    for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
-      clock.set(d);
-      wd.tick();
-    }
-    clock.set(t);
-    if (s) wd.observe(s);
-    else wd.tick();
-  };
+  const { wd, at } = driveWatchdog({ screenQuietMs: 180_000, toolGapMs: 900_000, settleMs: 1_500, verifyMs: 5_000 });
   const screen = (text: string, o: Parameters<typeof snapshotOf>[1] = { cursor: 'below' }): Signal => ({ kind: 'screen', snapshot: snapshotOf(text, o) });
   const states = () => wd.history.map((h) => `${h.t}:${h.to}:${h.reason.code}${h.reason.detail ? `:${h.reason.detail}` : ''}`);
   return { wd, at, screen, states };

@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { shippedRules } from '../../test/helpers/rules.js';
+import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import { ManualClock } from './clock.js';
-import { Watchdog } from './watchdog.js';
 import type { Signal } from './watchdog-types.js';
 
 const MIN = 60_000;
 
 function harness(config = { screenQuietMs: 3 * MIN, toolGapMs: 15 * MIN, settleMs: 1_500 }) {
-  const clock = new ManualClock(0);
-  const wd = new Watchdog(shippedRules, clock, config);
-  wd.start();
-  const at = (t: number, s?: Signal) => {
-    // Fire every deadline on the way, exactly as the drill and live loop do.
-    for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
-      clock.set(d);
-      wd.tick();
-    }
-    clock.set(t);
-    if (s) wd.observe(s);
-    else wd.tick();
-  };
+  const { clock, wd, at } = driveWatchdog(config);
   const screen = (text: string, cursor?: { x: number; y: number } | 'below'): Signal => ({
     kind: 'screen',
     snapshot: snapshotOf(text, cursor ? { cursor } : {}),
