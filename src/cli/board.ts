@@ -7,7 +7,7 @@ import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daem
 export function registerBoard(program: Command): void {
   addStateFlag(program.command('board').description('list jobs: queued, running, blocked, done').option('--json', 'one JSON document')).action(
     async (f: StateFlag & { json?: boolean }) => {
-      const jobs = await callDaemon(f, 'board', {});
+      const { jobs } = await callDaemon(f, 'board', {});
       if (f.json) return printJson({ jobs });
       process.stdout.write(formatBoard(jobs));
     },

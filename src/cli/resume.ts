@@ -36,7 +36,7 @@ export function registerResume(program: Command): void {
       .option('--name <name>', 'name of the new job (default: NAME-resumed-N)')
       .option('--json', 'print the new job record'),
   ).action(async (job: string, f: ResumeFlags) => {
-    const board = await callDaemon(f, 'board', {});
+    const { jobs: board } = await callDaemon(f, 'board', {});
     const old = board.find((j) => j.id === job || j.name === job);
     if (!old) throw new InputError(`no job "${job}"; nightshift board lists them`);
     const card = readCard(old);

@@ -15,7 +15,7 @@ interface Counts {
 export function registerStats(program: Command): void {
   addStateFlag(program.command('stats').description('count probe verdicts by probe and by agent over every job on the board').option('--json', 'one JSON document')).action(
     async (f: StateFlag & { json?: boolean }) => {
-      const jobs = await callDaemon(f, 'board', {});
+      const { jobs } = await callDaemon(f, 'board', {});
       const c = countVerdicts(jobs);
       if (f.json) return printJson(c);
       const lines = [`${c.verdicts} verdict(s) over ${c.jobs} job(s)`, 'by probe:'];

@@ -21,12 +21,29 @@ export interface CallContext {
   readonly closed: boolean;
 }
 
+/**
+ * Who may call a command. `local`: only over the control socket (the
+ * daemon's own user: submit, attach, stop, tokens); `viewer`: read over
+ * HTTP too; `operator`: also change a job over HTTP. A socket caller is
+ * the daemon's own user and may call everything.
+ */
+export type Role = 'viewer' | 'operator' | 'local';
+export const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, local: 2 };
+
+/** Where a command is served under /api/v1 (src/web/api.ts); `:job` and the like are taken from its arguments. */
+export interface HttpRoute {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+}
+
 /** One command, typed end to end: its name, its arguments' schema and what its handler returns. */
 export interface TypedCommand<N extends string, S extends z.ZodType, R> {
   readonly name: N;
   /** The arguments as a person would read them, for error messages. */
   readonly usage: string;
   readonly args: S;
+  readonly role: Role;
+  readonly http?: HttpRoute;
   // Method syntax: a table of different commands is then one list of DaemonCommand.
   handler(d: Daemon, args: z.output<S>, ctx: CallContext): Promise<R> | R;
 }
@@ -60,6 +77,11 @@ export class Commands {
 
   get names(): string[] {
     return [...this.table.keys()];
+  }
+
+  /** The commands a front end serves (the HTTP API takes those with a route). */
+  get list(): readonly DaemonCommand[] {
+    return [...this.table.values()];
   }
 
   /** Runs `name`: InputError for an unknown command or bad arguments, HandlerError when the handler breaks. */

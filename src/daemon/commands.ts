@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { keySequence } from '../pty/keys.js';
+import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
 import { boardRow, cancel, liveJob, show, submit } from './commands/jobs.js';
@@ -19,6 +20,7 @@ export const COMMANDS = [
   defineCommand({
     name: 'status',
     usage: '{reset_loop?}',
+    role: 'viewer',
     args: z.strictObject({ reset_loop: z.boolean().optional() }),
     handler: (d, a) => ({
       pid: process.pid,
@@ -33,30 +35,45 @@ export const COMMANDS = [
   defineCommand({
     name: 'submit',
     usage: '{spec: {name, command, cwd, …, env_of?}}',
+    role: 'local',
     args: z.strictObject({ spec: z.record(z.string(), z.unknown()) }),
     handler: async (d, a) => {
       const done = await submit(d, inheritEnv(d.board, a.spec) as Record<string, unknown>);
       return { ...done, job: maskJob(done.job) };
     },
   }),
-  defineCommand({ name: 'board', usage: '', args: none, handler: (d) => d.board.list().map((rec) => boardRow(d, rec)) }),
-  defineCommand({ name: 'show', usage: '{job}', args: job, handler: (d, a) => maskShown(show(d, a.job)) }),
+  defineCommand({
+    name: 'board',
+    usage: '',
+    role: 'viewer',
+    http: { method: 'GET', path: '/jobs' },
+    args: none,
+    handler: (d) => ({ jobs: d.board.list().map((rec) => boardRow(d, rec)) }),
+  }),
+  defineCommand({ name: 'show', usage: '{job}', role: 'viewer', http: { method: 'GET', path: '/jobs/:job' }, args: job, handler: (d, a) => maskShown(show(d, a.job)) }),
   defineCommand({
     name: 'answer',
-    usage: '{job, text, who?}',
-    args: z.strictObject({ job: text, text, who: z.string().optional() }),
+    usage: '{job, text | key | choice: answer|decline, who?}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/answer' },
+    args: z
+      .strictObject({ job: text, text: text.optional(), key: text.optional(), choice: z.enum(['answer', 'decline']).optional(), who: z.string().optional() })
+      .refine((a) => [a.text, a.key, a.choice].filter((v) => v !== undefined).length === 1, { message: 'give exactly one of text, key or choice' }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
       if (rec.state !== 'blocked') throw new InputError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);
-      const who = a.who || 'unknown';
-      const keys = await liveJob(d, rec, 'answer').live.answer(a.text, who);
+      const by = byLabel(a.who || 'unknown');
+      const input: AnswerInput = a.text !== undefined ? { text: a.text } : a.key !== undefined ? { key: a.key } : { choice: a.choice! };
+      const keys = await liveJob(d, rec, 'answer').live.answer(input, by);
       d.pager.ack(rec.id);
-      return { job: rec.id, keys, answered_by: `human:${who}` };
+      return { job: rec.id, keys, answered_by: by };
     },
   }),
   defineCommand({
     name: 'send',
     usage: '{job, text, enter?, who?}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/send' },
     args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who: z.string().optional() }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
@@ -67,6 +84,8 @@ export const COMMANDS = [
   defineCommand({
     name: 'continue',
     usage: '{job, who?}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/continue' },
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a) => {
       const rec = d.board.require(a.job);
@@ -80,6 +99,8 @@ export const COMMANDS = [
   defineCommand({
     name: 'key',
     usage: '{job, key, who?}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/key' },
     args: z.strictObject({ job: text, key: text, who: z.string().optional() }),
     handler: (d, a) => {
       const rec = d.board.require(a.job);
@@ -91,12 +112,16 @@ export const COMMANDS = [
   defineCommand({
     name: 'cancel',
     usage: '{job, who?}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/cancel' },
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a) => cancel(d, a.job, a.who || 'unknown'),
   }),
   defineCommand({
     name: 'ack',
     usage: '{job}',
+    role: 'operator',
+    http: { method: 'POST', path: '/jobs/:job/ack' },
     args: job,
     handler: (d, a) => {
       const rec = d.board.require(a.job);
@@ -106,18 +131,21 @@ export const COMMANDS = [
   defineCommand({
     name: 'attach',
     usage: '{job, who?}',
+    role: 'local',
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a, ctx) => attach(d, a.job, ctx, a.who || 'unknown'),
   }),
   defineCommand({
     name: 'logs',
     usage: '{job, follow?}',
+    role: 'local',
     args: z.strictObject({ job: text, follow: z.boolean().optional() }),
     handler: (d, a, ctx) => logs(d, a.job, a.follow === true, ctx),
   }),
   defineCommand({
     name: 'stop',
     usage: '{now?}',
+    role: 'local',
     args: z.strictObject({ now: z.boolean().optional() }),
     handler: (d, a) => {
       const mode = a.now === true ? 'now' : 'drain';

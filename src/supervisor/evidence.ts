@@ -74,8 +74,13 @@ export class EvidenceLog {
     this.append(record);
   }
 
-  /** A person answered: the same evidence path as an automatic answer, with who it was. */
-  human(time: string, who: string, keys: readonly string[], text: string): void {
+  /**
+   * A person answered (`by`: human:<user>, human:<user>@web), or a policy
+   * declined for them (policy:on-unanswered): the same evidence path as an
+   * automatic answer, with who it was.
+   */
+  human(time: string, by: string, keys: readonly string[], text: string): void {
+    const policy = by.startsWith('policy:');
     const open = this.openKey !== undefined;
     if (!open) this.episode++;
     this.append({
@@ -84,9 +89,9 @@ export class EvidenceLog {
       job: this.job,
       time,
       decision: 'answer',
-      layer: 'human',
-      why: 'answered by a person',
-      answered_by: `human:${who}`,
+      layer: policy ? 'policy' : 'human',
+      why: policy ? `nobody answered in time: ${by}` : 'answered by a person',
+      answered_by: by,
       keys,
       text,
     });

@@ -25,6 +25,12 @@ export class RecordedInput {
     this.pty.write(seq);
   }
 
+  /** Named keys in order, paced as the responder's (a person's choice of the rule's keys); every name is checked first. */
+  async keys(names: readonly string[]): Promise<void> {
+    this.cast.input(this.clock.now(), names.map(keySequence).join(''));
+    await this.pty.sendKeys([...names]);
+  }
+
   /** Keystrokes as they come (attach, the terminal of `run`). */
   raw(data: string): void {
     this.cast.input(this.clock.now(), data);

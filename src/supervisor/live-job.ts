@@ -19,7 +19,7 @@ import type { RulesCoverage } from '../rules/coverage.js';
 import { JobAgent } from './job-agent.js';
 import { jobCoverage } from './job-coverage.js';
 import { RecordedInput } from './job-input.js';
-import { PersonActs } from './person-acts.js';
+import { PersonActs, type AnswerInput } from './person-acts.js';
 import { castHeader } from './cast-header.js';
 import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
@@ -278,8 +278,8 @@ export class LiveJob {
   }
 
   /** A person's acts (person-acts.ts): answer, continue, send, key. */
-  answer(text: string, who: string): Promise<readonly string[]> {
-    return this.person.answer(text, who);
+  answer(input: AnswerInput, who: string): Promise<readonly string[]> {
+    return this.person.answer(input, who);
   }
   continueJob(who: string): void {
     this.person.continueJob(who);

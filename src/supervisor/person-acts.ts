@@ -10,6 +10,7 @@ import { personMarker } from '../core/tool-events.js';
 import type { PromptRule } from '../core/prompt-match.js';
 import type { Signal } from '../core/watchdog-types.js';
 import type { Watchdog } from '../core/watchdog.js';
+import { keySequence } from '../pty/keys.js';
 import { InputError } from '../util/errors.js';
 import type { EvidenceLog } from './evidence.js';
 import { personAnswerKeys, type RecordedInput } from './job-input.js';
@@ -32,6 +33,16 @@ export interface PersonHost {
 
 const iso = (t: number) => new Date(t).toISOString();
 
+/**
+ * How a person answers: text typed as at the CLI, one named key, or the
+ * blocking rule's own `answer` or `decline` keys (the web's buttons, and
+ * `on_unanswered`, which only ever declines).
+ */
+export type AnswerInput = { text: string } | { key: string } | { choice: 'answer' | 'decline' };
+
+/** `human:<user>` for a person's act; a `by` that already names its source (policy:…) is kept. */
+export const byLabel = (who: string): string => (/^(human|policy):/.test(who) ? who : `human:${who}`);
+
 export class PersonActs {
   constructor(private readonly host: PersonHost) {}
 
@@ -40,15 +51,32 @@ export class PersonActs {
    * evidence (who, what) before they are sent. A line prompt whose rule
    * answers with Enter gets the text followed by Enter; a dialog gets the key.
    */
-  async answer(text: string, who: string): Promise<readonly string[]> {
+  async answer(input: AnswerInput, who: string): Promise<readonly string[]> {
     const { watchdog, id } = this.host;
     if (watchdog.state !== 'blocked') throw new InputError(`job ${id} is not blocked (it is ${watchdog.state}); nothing to answer`);
     const rule = watchdog.reason.rule ? this.host.rules().find((r) => r.id === watchdog.reason.rule) : undefined;
-    const { keys, enter } = personAnswerKeys(rule, text);
-    this.host.evidence.human(iso(this.host.now()), who, keys, text);
-    this.host.log.info({ who, keys }, 'answered by a person');
-    await this.host.typed.text(text, enter);
-    this.told('answer', `human:${who}`);
+    const by = byLabel(who);
+    if ('text' in input) {
+      const { keys, enter } = personAnswerKeys(rule, input.text);
+      this.recordAnswer(by, keys, input.text);
+      await this.host.typed.text(input.text, enter);
+      return this.answered(by, keys);
+    }
+    const keys = 'key' in input ? [input.key] : ruleKeys(rule, input.choice, id, watchdog.reason.code);
+    // A key name that does not exist is refused before anything is recorded or sent.
+    for (const k of keys) keySequence(k);
+    this.recordAnswer(by, keys, 'key' in input ? input.key : input.choice);
+    await this.host.typed.keys(keys);
+    return this.answered(by, keys);
+  }
+
+  private recordAnswer(by: string, keys: readonly string[], text: string): void {
+    this.host.evidence.human(iso(this.host.now()), by, keys, text);
+    this.host.log.info({ by, keys }, 'answered by a person');
+  }
+
+  private answered(by: string, keys: readonly string[]): readonly string[] {
+    this.told('answer', by);
     return keys;
   }
 
@@ -82,14 +110,14 @@ export class PersonActs {
    * job's own (reason `cancelled`), or the `resume` that started this job.
    */
   note(action: 'cancel' | 'resume', who: string, fields: object = {}): void {
-    const by = `human:${who}`;
+    const by = byLabel(who);
     this.host.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.host.now()) });
     this.host.log.info({ who, ...fields }, `${action} by a person`);
     this.host.marker(personMarker(action, by));
   }
 
   private acted(action: string, who: string, fields: object): void {
-    const by = `human:${who}`;
+    const by = byLabel(who);
     this.host.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.host.now()) });
     this.host.log.info({ who, action }, `${action} by a person`);
     this.told(action, by);
@@ -101,4 +129,12 @@ export class PersonActs {
     this.host.observe({ kind: 'person', action, by });
     this.host.agent()?.continued(action === 'continue');
   }
+}
+
+/** The blocking rule's answer or decline keys; a prompt no rule names has none, and neither has a rule without `decline`. */
+function ruleKeys(rule: PromptRule | undefined, choice: 'answer' | 'decline', id: string, reason: string): string[] {
+  if (!rule) throw new InputError(`job ${id} is blocked on ${reason}, which no rule names: there are no ${choice} keys; answer with text or a key`);
+  const keys = choice === 'answer' ? rule.answer : rule.decline;
+  if (keys.length === 0) throw new InputError(`rule ${rule.id} has no ${choice} keys; answer with text or a key`);
+  return [...keys];
 }

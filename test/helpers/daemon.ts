@@ -202,7 +202,7 @@ export class DaemonProc {
 
   /** The board over the control socket (what `board --json` prints, without a CLI process). */
   async jobs(): Promise<JobRecord[]> {
-    return (await call(this.state, 'board')) as JobRecord[];
+    return ((await call(this.state, 'board')) as { jobs: JobRecord[] }).jobs;
   }
 
   /** `nightshift board --json` through the CLI. */

@@ -1,0 +1,32 @@
+/**
+ * The web front end's people and credentials, as the server (server.ts)
+ * and the stores behind it (auth-store.ts) share them. A person is named
+ * by their token (`nightshift web token NAME`); what they do over HTTP is
+ * recorded as `human:NAME@web`.
+ */
+import type { Role } from '../daemon/command.js';
+
+/** Roles a person can hold over HTTP: `local` is the control socket's alone. */
+export type WebRole = Exclude<Role, 'local'>;
+export const WEB_ROLES = ['viewer', 'operator'] as const satisfies readonly WebRole[];
+
+export interface Person {
+  readonly name: string;
+  readonly role: WebRole;
+}
+
+/** A signed-in browser: the person, and the token its writes must echo (X-CSRF-Token). */
+export interface Session extends Person {
+  readonly csrf: string;
+}
+
+/** What a single-use code is for: signing in (a login URL, a page's link) or one action (ntfy's Decline). */
+export type CodePurpose = { kind: 'login'; next: string } | { kind: 'action'; job: string; action: 'decline'; episode: string };
+
+export interface RedeemedCode {
+  readonly person: Person;
+  readonly purpose: CodePurpose;
+}
+
+/** The evidence label of a person's web act. */
+export const webActor = (name: string): string => `${name}@web`;
