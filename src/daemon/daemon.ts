@@ -71,6 +71,11 @@ export class Daemon {
   private readonly disk: DiskGuard;
   /** Counted from the daemon's start (status reports it). */
   readonly loopDelay = new LoopDelay();
+  /**
+   * Where a person's browser reaches the web view: `notify.public_url`, else
+   * the address of `--http`; null when neither is set (no links, no login URLs).
+   */
+  webBaseUrl: string | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
