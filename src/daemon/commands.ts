@@ -8,7 +8,7 @@ import { keySequence } from '../pty/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
-import { boardRow, cancel, liveJob, show, submit } from './commands/jobs.js';
+import { boardRow, cancel, evidence, liveJob, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
 import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
 
@@ -51,6 +51,14 @@ export const COMMANDS = [
     handler: (d) => ({ jobs: d.board.list().map((rec) => boardRow(d, rec)) }),
   }),
   defineCommand({ name: 'show', usage: '{job}', role: 'viewer', http: { method: 'GET', path: '/jobs/:job' }, args: job, handler: (d, a) => maskShown(show(d, a.job)) }),
+  defineCommand({
+    name: 'evidence',
+    usage: '{job, limit?}',
+    role: 'viewer',
+    http: { method: 'GET', path: '/jobs/:job/evidence' },
+    args: z.strictObject({ job: text, limit: z.coerce.number().int().min(1).max(10_000).default(500) }),
+    handler: (d, a) => evidence(d, a.job, a.limit),
+  }),
   defineCommand({
     name: 'answer',
     usage: '{job, text | key | choice: answer|decline, who?}',

@@ -29,6 +29,8 @@ import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
 import { recoverCrashedJobs } from './recover.js';
 import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
+import type { ListenPlan } from '../web/listen.js';
+import { WebServer } from '../web/server.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -40,6 +42,8 @@ export interface DaemonOptions {
   readonly tickMs: number;
   /** Recording cap per job, bytes (default: the CastWriter's). */
   readonly recordingCap?: number;
+  /** Serve the web view and the HTTP API (`--http`); null: off. */
+  readonly http?: ListenPlan | null;
   /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
   readonly onProblem?: (message: string) => void;
 }
@@ -76,6 +80,8 @@ export class Daemon {
    * the address of `--http`; null when neither is set (no links, no login URLs).
    */
   webBaseUrl: string | null = null;
+  /** The web view, when `--http` is on. */
+  web: WebServer | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -301,6 +307,7 @@ export class Daemon {
     clearInterval(this.timer);
     clearTimeout(this.forceTimer);
     await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
+    await this.web?.close();
     await this.server.close();
     await this.bundles.dispose();
     this.disk.dispose();
