@@ -2,7 +2,7 @@
 // continue it, cancel it (after a confirm: it cannot be undone). Each is one
 // POST; the API's sentence is shown when it refuses.
 import { jobPath, post } from './api.js';
-import { confirmThen, el, showError } from './ui.js';
+import { confirmThen, el, fill, showError } from './ui.js';
 
 /** Builds the act panel into `box`; returns `update(job)`, which enables what fits the job's state. */
 export function actionPanel(box, name, canAct, onActed) {
@@ -35,7 +35,8 @@ export function actionPanel(box, name, canAct, onActed) {
   cont.addEventListener('click', () => act('Asked the job to go on.', '/continue', {}, cont));
   cancel.addEventListener('click', () => confirmThen(cancel, `Cancel ${name}? Its program is stopped; this cannot be undone.`, 'Yes, cancel the job', () => act('Cancelled.', '/cancel', {}, cancel)));
 
-  box.replaceChildren(
+  fill(
+    box,
     el('label', { class: 'block', for: 'send-text' }, 'Reply (sent with Enter)'),
     form,
     el('div', { class: 'buttons' }, cont, ack, cancel),

@@ -3,7 +3,7 @@
 // labelled with what it chooses ("1. Yes", "Esc: No"). Declining is the
 // safe default: it goes at once; an answer asks to be confirmed first.
 import { jobPath, post } from './api.js';
-import { confirmThen, el, reasonText, showError } from './ui.js';
+import { confirmThen, el, fill, reasonText, showError } from './ui.js';
 
 const DECISIONS = {
   answer: 'answer it',
@@ -19,7 +19,8 @@ export function renderQuestion(box, shown, canAct, onActed) {
     box.replaceChildren(noQuestion(job));
     return;
   }
-  box.replaceChildren(
+  fill(
+    box,
     el('pre', { class: 'prompt-text', id: 'prompt-text' }, prompt.text || '(the prompt has no text)'),
     decision(prompt),
     choices(job.name, prompt.choices ?? [], canAct && job.state === 'blocked', onActed),
@@ -36,7 +37,7 @@ function decision(p) {
   const rows = [
     ['Rule', [p.rule, p.class].filter(Boolean).join(' · ') || 'none'],
     ['Decided', `${DECISIONS[p.decision] ?? p.decision}`],
-    ['By', p.layer ?? ''],
+    ['Layer', p.layer ?? ''],
     ['Why', p.why ?? ''],
   ];
   return el('dl', { class: 'decision', id: 'decision' }, ...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));

@@ -18,6 +18,9 @@ export function el(tag, attrs = {}, ...children) {
 
 export const $ = (sel) => document.querySelector(sel);
 
+/** Replaces `box`'s children, leaving out the null and false ones (a part shown only sometimes). */
+export const fill = (box, ...children) => box.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
+
 /**
  * Shows an error sentence in an alert region (role=alert, so a screen reader
  * says it); '' clears it. Polls use #error, a person's acts their own region,

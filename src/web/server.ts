@@ -23,7 +23,8 @@ import type { AuthStore } from './types.js';
 
 export const CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  // asciinema-player compiles its terminal emulator from WebAssembly: that, and no eval of scripts.
+  "script-src 'self' 'wasm-unsafe-eval'",
   // xterm.js and asciinema-player set element styles at run time.
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",

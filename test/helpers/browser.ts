@@ -1,0 +1,64 @@
+/**
+ * Headless Chromium for the web view's tests: Debian's `chromium` package
+ * (.ci/run installs it; browser downloads are not available here), driven
+ * by playwright-core. One browser per test file, one fresh context (its own
+ * cookies) per page; everything is closed after each test and the browser
+ * after the file, whatever happened.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+
+export const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+export const PHONE = { width: 390, height: 844 } as const;
+export const DESKTOP = { width: 1280, height: 800 } as const;
+/** Where the screenshots the README shows are kept (committed). */
+export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+
+export interface Browsers {
+  /** A new page in a new context (no cookies) at `viewport`, with a phone's touch and scale when it is PHONE. */
+  page(viewport?: { width: number; height: number }): Promise<Page>;
+  /** Saves a screenshot of the page as docs/screenshots/NAME.png. */
+  screenshot(page: Page, name: string): Promise<void>;
+}
+
+/** For a test file: launches Chromium before its tests, closes contexts after each and the browser after all. */
+export function browsers(): Browsers {
+  let browser: Browser | null = null;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    // Root in a container: Chromium's sandbox needs user namespaces it does not get.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
+  }, 30_000);
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => undefined)));
+  });
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    browser = null;
+  });
+  return {
+    async page(viewport = PHONE) {
+      if (!browser) throw new Error('the browser did not start');
+      const phone = viewport.width === PHONE.width;
+      const context = await browser.newContext({ viewport, ...(phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+      contexts.push(context);
+      return context.newPage();
+    },
+    async screenshot(page, name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+    },
+  };
+}
+
+/** What the page said (console errors, uncaught exceptions): a broken script fails the test with its message. */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
