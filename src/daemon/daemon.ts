@@ -31,6 +31,8 @@ import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
 import type { ListenPlan } from '../web/listen.js';
 import { WebServer } from '../web/server.js';
+import { WebAuth } from '../web/auth-store.js';
+import type { Commands } from './command.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -91,6 +93,8 @@ export class Daemon {
     readonly log: Logger,
     private readonly lock: DaemonLock,
     private readonly server: ControlServer,
+    /** People, tokens, login codes and sessions of the web view (the board's database), and its audit log. */
+    readonly webAuth: WebAuth,
   ) {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
@@ -127,12 +131,13 @@ export class Daemon {
       const daemonLog = log;
       const pager = new Pager(db, notify, { now: () => Date.now() });
       let daemon: Daemon | undefined;
-      const server = new ControlServer(
-        handlers(() => daemon!),
-        (e) => daemonLog.error({ err: e }, 'request failed'),
-      );
-      daemon = new Daemon(opts, board, pager, bundles, log, lock, server);
+      const commands = handlers(() => daemon!);
+      const onError = (e: unknown) => daemonLog.error({ err: e }, 'request failed');
+      const server = new ControlServer(commands, onError);
+      const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
+      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth);
       daemon.recover();
+      if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
       await server.listen(paths.socket);
       daemon.startup = startup;
       daemon.loop();
@@ -144,6 +149,12 @@ export class Daemon {
       lock.release();
       throw e;
     }
+  }
+
+  /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
+  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
+    this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError });
+    this.webBaseUrl = notify.publicUrl ?? this.web.url;
   }
 
   get stoppedPromise(): Promise<void> {
@@ -309,6 +320,7 @@ export class Daemon {
     await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
     await this.web?.close();
     await this.server.close();
+    await this.webAuth.close();
     await this.bundles.dispose();
     this.disk.dispose();
     this.board.close();
