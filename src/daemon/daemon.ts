@@ -29,6 +29,7 @@ import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
 import { recoverCrashedJobs } from './recover.js';
 import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
+import { pageLinker, type WebCodes } from '../web/page-links.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -76,6 +77,8 @@ export class Daemon {
    * the address of `--http`; null when neither is set (no links, no login URLs).
    */
   webBaseUrl: string | null = null;
+  /** The web's token and code store, set when the web view starts (src/web/server.ts); page links need it. */
+  webAuth: WebCodes | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -119,13 +122,21 @@ export class Daemon {
       const board = new Board(db);
       log = daemonLogger(paths.log, jobRedactors(board));
       const daemonLog = log;
-      const pager = new Pager(db, notify, { now: () => Date.now() });
       let daemon: Daemon | undefined;
+      const pager = new Pager(db, notify, { now: () => Date.now() }, {
+        linker: pageLinker(() => {
+          const codes = daemon?.webAuth;
+          return notify.links && codes ? { baseUrl: notify.links.publicUrl, person: { name: notify.links.pagePerson, role: 'operator' }, codes } : null;
+        }),
+        onLinkProblem: (e, row) => daemonLog.error({ err: e, job: row.job, notifier: row.notifier }, 'page links could not be made; the page goes without them'),
+      });
       const server = new ControlServer(
         handlers(() => daemon!),
         (e) => daemonLog.error({ err: e }, 'request failed'),
       );
       daemon = new Daemon(opts, board, pager, bundles, log, lock, server);
+      // public_url is how a phone reaches the view; it wins over the --http address for every link.
+      daemon.webBaseUrl = notify.links?.publicUrl ?? null;
       daemon.recover();
       await server.listen(paths.socket);
       daemon.startup = startup;
