@@ -30,7 +30,7 @@ const codePurposeSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** One value checked at the boundary: an InputError with zod's message, which names the value. */
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+export function checkInput<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success) throw new InputError(r.error.issues.map((i) => i.message).join('; '));
   return r.data;
@@ -108,8 +108,8 @@ export class WebAuth {
 
   /** A new secret for NAME: the old token, its sessions and its unused codes (old login URLs) stop working. */
   createToken(name: string, role: WebRole, now: number): { token: string } {
-    const person = parse(personNameSchema, name);
-    const r = parse(webRoleSchema, role);
+    const person = checkInput(personNameSchema, name);
+    const r = checkInput(webRoleSchema, role);
     const id = randomBytes(8).toString('hex');
     const part = secret();
     const salt = randomBytes(16);
@@ -124,7 +124,7 @@ export class WebAuth {
 
   /** false when NAME has no token; else NAME's token, sessions and unused codes end. */
   revoke(name: string, now: number): boolean {
-    const person = parse(personNameSchema, name);
+    const person = checkInput(personNameSchema, name);
     return this.db.transaction(() => {
       if (this.s.revoke.run(now, person).changes === 0) return false;
       this.endAccess(person);
@@ -156,11 +156,11 @@ export class WebAuth {
    * identity). Also clears codes past their expiry, so the table stays small.
    */
   mintCode(person: Person, purpose: CodePurpose, ttlMs: number, now: number): string {
-    const who = parse(personNameSchema, person.name);
-    const what = parse(codePurposeSchema, purpose);
+    const who = checkInput(personNameSchema, person.name);
+    const what = checkInput(codePurposeSchema, purpose);
     const code = `nsc_${secret()}`;
     this.s.pruneCodes.run(now);
-    this.s.insertCode.run({ hash: sha256(code), person: who, role: parse(webRoleSchema, person.role), purpose: JSON.stringify(what), expires: now + ttlMs });
+    this.s.insertCode.run({ hash: sha256(code), person: who, role: checkInput(webRoleSchema, person.role), purpose: JSON.stringify(what), expires: now + ttlMs });
     return code;
   }
 
@@ -178,8 +178,8 @@ export class WebAuth {
 
   /** A new browser session: its id goes in the cookie, never stored but as a hash. */
   startSession(person: Person, now: number): { id: string; session: Session } {
-    const name = parse(personNameSchema, person.name);
-    const role = parse(webRoleSchema, person.role);
+    const name = checkInput(personNameSchema, person.name);
+    const role = checkInput(webRoleSchema, person.role);
     const id = `nss_${secret()}`;
     const csrf = secret();
     this.s.pruneSessions.run(now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
