@@ -69,6 +69,7 @@ export const COMMANDS = [
     usage: '{job, limit?}',
     role: 'viewer',
     http: { method: 'GET', path: '/jobs/:job/evidence' },
+    result: R.evidenceListSchema,
     args: z.strictObject({ job: text, limit: z.coerce.number().int().min(1).max(10_000).default(500) }),
     handler: (d, a) => evidence(d, a.job, a.limit),
   }),

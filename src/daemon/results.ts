@@ -127,11 +127,19 @@ const evidenceSchema = z.record(z.string(), z.unknown());
 
 export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional() });
 
-/**
- * `show`: loose at the top level for now, so a field the daemon adds (the
- * prompt, for the web view) reaches `show --json` before this schema names it.
- */
-export const shownSchema = z.looseObject({
+/** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
+const promptViewSchema = z.object({
+  text: z.string(),
+  rule: z.string().nullable(),
+  class: z.string().nullable(),
+  decision: z.string(),
+  layer: z.string(),
+  why: z.string(),
+  command: z.string().nullable(),
+  choices: z.array(z.object({ choice: z.enum(['answer', 'decline']), keys: z.array(z.string()), label: z.string() })),
+});
+
+export const shownSchema = z.object({
   job: jobRecordSchema,
   transitions: z.array(transitionSchema),
   signals: signalsSchema.nullable(),
@@ -140,7 +148,10 @@ export const shownSchema = z.looseObject({
   screen: z.string().nullable(),
   evidence: z.array(evidenceSchema),
   pages: z.array(outboxRowSchema),
+  prompt: promptViewSchema.nullable(),
 });
+
+export const evidenceListSchema = z.object({ records: z.array(evidenceSchema) });
 
 const loopDelaySchema = z.object({ max_ms: z.number(), p99_ms: z.number(), mean_ms: z.number(), samples: z.number(), since: iso });
 

@@ -8,6 +8,7 @@ import type { Daemon } from '../daemon.js';
 import type { DaemonJob } from '../daemon-job.js';
 import { reasonText } from '../reason-text.js';
 import { promptView } from './prompt-view.js';
+import { choiceLabel } from '../../web/choice-labels.js';
 import { maskJob } from '../job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
@@ -71,7 +72,7 @@ export function show(d: Daemon, idOrName: string) {
     rules_coverage: job?.live.rulesCoverage ?? null,
     warnings: job?.live.warnings ?? [],
     screen: job ? job.live.screen.text() : finalScreen(rec),
-    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.live.screen.snapshot().rows, keyNames) : null,
+    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.live.screen.snapshot().rows, choiceLabel) : null,
     evidence: lastEvidence(rec, 3),
     pages: d.pager.history(rec.id),
   };
@@ -122,6 +123,3 @@ export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
   }
   return { job: rec.id, cancelled: true, by: `human:${who}` };
 }
-
-/** Until labels are read off the screen: the key names. */
-const keyNames = (keys: readonly string[]): string => keys.join(' ');
