@@ -10,6 +10,7 @@ import type { JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
 import type { Page } from '../notify/page.js';
 import type { BundleSource } from '../rules/live-bundle.js';
+import type { PromptRule } from '../core/prompt-match.js';
 import { exitStatus, isSuccess, wireReason } from '../core/outcome.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { createJobDir } from '../supervisor/job-dir.js';
@@ -46,6 +47,8 @@ export class DaemonJob {
   private budgetTimer: NodeJS.Timeout | undefined;
   private lastActivityWrite = 0;
   private episode = 0;
+  /** The page key of the block a person was paged for, while it lasts (what a page's Decline must still match). */
+  private pagedBlock: string | null = null;
   private tripped = false;
 
   private liveJob: LiveJob | undefined;
@@ -104,7 +107,22 @@ export class DaemonJob {
     return this.record.id;
   }
 
+  /** The prompt rules in force for this job now (they follow reloads). */
+  promptRules(): readonly PromptRule[] {
+    return this.deps.bundle.current.rules.prompts;
+  }
+
+  /**
+   * The key (`<job id>:<episode>`) of the page for the block the job is in
+   * now; null when it is running, or blocked on something nobody was paged
+   * for (an automatic answer still being checked).
+   */
+  get blockedEpisode(): string | null {
+    return this.pagedBlock;
+  }
+
   private onTransition(t: Transition): void {
+    if (t.from === 'blocked') this.pagedBlock = null;
     try {
       this.deps.board.transition(this.id, t.to, wireReason(t.reason), t.t);
       if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: exitStatus(t.reason), signal: t.reason.signal ?? null } });
@@ -142,11 +160,13 @@ export class DaemonJob {
     if (a.kind === 'stop') return this.pageStop(a.reason, a.text);
     if (a.kind !== 'escalate') return;
     this.episode++;
+    this.pagedBlock = `${this.id}:${this.episode}`;
     this.deps.pager.page(this.pageFor(a), this.redact);
   }
 
   private pageStop(reason: string, text: string | null): void {
     this.tripped = true;
+    this.pagedBlock = null;
     this.deps.pager.resolve(this.id);
     this.episode++;
     this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason, prompt: text, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);

@@ -55,5 +55,7 @@ export function actionPage(a: Action, base: PageBase, key: string, stateDir: str
     answer_command: commands[0]!,
     commands,
     ...(a.command ? { command: a.command } : {}),
+    // What a Decline button would send: only a known prompt whose rule has a safe "no".
+    ...(kind === 'prompt' && rule && rule.decline.length > 0 ? { decline_keys: [...rule.decline] } : {}),
   };
 }

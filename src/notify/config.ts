@@ -60,10 +60,21 @@ export interface NotifyConfig {
   notifiers: Notifier[];
   /** The kinds of page sent (`pages.send`); default every kind. */
   pageKinds: PageSendKind[];
+  /** `notify.public_url` and `notify.page_person`: where page links point and who they sign in as; null = pages carry no link. */
+  links: PageLinkConfig | null;
 }
 
+export interface PageLinkConfig {
+  /** Where a person's browser reaches the web view, without a trailing slash (`https://host/nightshift`). */
+  publicUrl: string;
+  /** The person a page's link signs in as (role operator); their answers are recorded as `human:NAME@web`. */
+  pagePerson: string;
+}
+
+export const DEFAULT_PAGE_PERSON = 'on-call';
+
 export function emptyNotifyConfig(): NotifyConfig {
-  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS] };
+  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null };
 }
 
 export function configPath(stateDir: string): string {
@@ -141,8 +152,38 @@ const notifier = z.discriminatedUnion(
   { error: (iss) => (iss.code === 'invalid_union' ? 'expected kind to be one of webhook, ntfy, slack, command' : undefined) },
 );
 
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The web view's address as a phone reaches it. Links carry login codes,
+ * so plain http is refused unless it stays on this machine; a query or
+ * fragment would be mangled by the `/jobs/NAME?code=` appended to it.
+ */
+const publicUrl = z.string().transform((v, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a URL; expected e.g. https://nightshift.example.com` });
+    return z.NEVER;
+  }
+  const problem =
+    u.protocol !== 'https:' && u.protocol !== 'http:' ? `"${v}" is not an http(s) URL`
+    : u.protocol === 'http:' && !LOOPBACK.test(u.hostname) ? `"${v}" is plain http to another machine: page links carry login codes; use https (a reverse proxy, README "Web view")`
+    : u.username || u.password ? `"${v}" holds a user or password; page links must not`
+    : u.search || u.hash ? `"${v}" has a query or fragment; give the address only`
+    : null;
+  if (problem) {
+    ctx.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+});
+
 const notifySection = z
   .object({
+    public_url: publicUrl.optional(),
+    page_person: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected a person\'s name of letters, digits, . _ - (as `nightshift web token NAME`)').optional(),
     repage_after: duration.optional(),
     quiet_hours: z
       .object({ start: clockTime, end: clockTime, urgent: z.array(z.enum(PAGE_KINDS)).default([]) })
@@ -177,6 +218,12 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
   const pageKinds = whole.pages?.send ? [...new Set(whole.pages.send)] : [...PAGE_SEND_KINDS];
   const data = whole.notify;
   if (!data) return { ...emptyNotifyConfig(), pageKinds };
+  if (data.page_person !== undefined && data.public_url === undefined) {
+    throw new InputError('notify.page_person: it names who page links sign in as, and there are no links without notify.public_url', {
+      file,
+      line: lineAt(src, ['notify', 'page_person']),
+    });
+  }
   const names = notifierNames(data.notifiers);
   names.forEach((n, i) => {
     if (names.indexOf(n) !== i) {
@@ -192,6 +239,7 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
     quietHours: data.quiet_hours ?? null,
     notifiers: data.notifiers.map((n, i) => toNotifier(n, names[i]!, base)),
     pageKinds,
+    links: data.public_url === undefined ? null : { publicUrl: data.public_url, pagePerson: data.page_person ?? DEFAULT_PAGE_PERSON },
   };
 }
 

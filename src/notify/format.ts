@@ -39,6 +39,7 @@ export function webhookMessage(p: Page, round: number): HttpMessage {
  */
 export function ntfyMessage(p: Page, round: number): HttpMessage {
   const parts = [summarize(p), detail(p), answers(p)].filter((s) => s.trim() !== '');
+  const actions = ntfyActions(p);
   return {
     body: parts.join('\n\n'),
     headers: {
@@ -46,9 +47,26 @@ export function ntfyMessage(p: Page, round: number): HttpMessage {
       Title: headerText(titleOf(p, round)),
       Priority: p.urgent ? 'high' : 'default',
       Tags: [p.urgent ? 'rotating_light' : 'warning', 'nightshift', p.kind].join(','),
+      ...(p.url ? { Click: p.url } : {}),
+      ...(actions ? { Actions: actions } : {}),
     },
   };
 }
+
+/**
+ * ntfy's short action format: `ACTION, LABEL, URL[, key=value…]`, actions
+ * joined by `;`. The app itself sends the Decline POST (ntfy's server
+ * never sees it), and clears the notification since its code is spent.
+ */
+function ntfyActions(p: Page): string | null {
+  if (!p.url) return null;
+  const list = [`view, Open, ${actionValue(p.url)}`];
+  if (p.decline_url) list.push(`http, Decline, ${actionValue(p.decline_url)}, method=POST, clear=true`);
+  return list.join('; ');
+}
+
+/** A value holding `,` or `;` must be quoted; ours are URLs, which never hold `"`. */
+const actionValue = (v: string) => (/[,;]/.test(v) ? `"${v}"` : v);
 
 /** Slack incoming webhook: mrkdwn `text` (renders everywhere, including notifications). */
 export function slackMessage(p: Page, round: number): HttpMessage {
@@ -56,8 +74,11 @@ export function slackMessage(p: Page, round: number): HttpMessage {
   const d = detail(p);
   if (d.trim()) lines.push('```' + esc(d.replace(/```/g, "'''")) + '```');
   for (const c of p.commands ?? [p.answer_command]) lines.push(`Answer: \`${esc(c)}\``);
+  // Slack's link syntax; `|` and `>` cannot occur in our URL (the job name is percent-encoded).
+  if (p.url) lines.push(`<${p.url}|Open the job>`);
   return {
-    body: JSON.stringify({ text: lines.join('\n') }),
+    // An unfurl would fetch the link and spend its single-use code before the person taps it.
+    body: JSON.stringify({ text: lines.join('\n'), ...(p.url ? { unfurl_links: false, unfurl_media: false } : {}) }),
     headers: { 'content-type': 'application/json' },
   };
 }

@@ -39,6 +39,16 @@ export interface Page {
   time: string;
   /** Pages even in quiet hours; ntfy priority high. */
   urgent: boolean;
+  /** A prompt page whose rule has a safe "no": its decline keys (what a Decline button sends). */
+  decline_keys?: string[];
+  /**
+   * The job's web page, signed in by a single-use code (`notify.public_url`).
+   * Added at send time, fresh for each delivery, so the outbox (which `show`
+   * lists) never holds a live code.
+   */
+  url?: string;
+  /** POST here to decline (single-use); only with `url` and `decline_keys`. */
+  decline_url?: string;
 }
 
 const R = '[redacted]';

@@ -14,6 +14,7 @@ import { deliver, DeliveryError, type DeliverContext } from './deliver.js';
 import { Outbox, type OutboxRow } from './outbox.js';
 import { redact, redactPage, type Page } from './page.js';
 import { releaseTime } from './quiet-hours.js';
+import type { PageLinker } from '../web/page-links.js';
 
 export interface PagerOptions {
   /** First retry delay after a failed send; doubles per failure. Default 5 s. */
@@ -30,6 +31,10 @@ export interface PagerOptions {
   maxPerTick?: number;
   /** Told about every send, for the daemon's log. */
   onResult?: (r: DeliveryResult) => void;
+  /** Adds the web links (issue 11.6) to each page as it is sent. */
+  linker?: PageLinker;
+  /** Links could not be made: the page goes out without them, and this is told why. */
+  onLinkProblem?: (e: unknown, row: OutboxRow) => void;
 }
 
 export interface DeliveryResult {
@@ -53,9 +58,11 @@ export interface TickResult {
 
 export type { OutboxRow } from './outbox.js';
 
+type Optional = 'onResult' | 'linker' | 'onLinkProblem';
+
 export class Pager {
   private readonly outbox: Outbox;
-  private readonly opts: Required<Omit<PagerOptions, 'onResult'>> & Pick<PagerOptions, 'onResult'>;
+  private readonly opts: Required<Omit<PagerOptions, Optional>> & Pick<PagerOptions, Optional>;
   private config!: NotifyConfig;
   private notifiers = new Map<string, Notifier>();
 
@@ -74,6 +81,8 @@ export class Pager {
       env: options.env ?? process.env,
       maxPerTick: options.maxPerTick ?? 100,
       onResult: options.onResult,
+      linker: options.linker,
+      onLinkProblem: options.onLinkProblem,
     };
     this.reconfigure(config);
   }
@@ -150,7 +159,7 @@ export class Pager {
       commandTimeoutMs: this.opts.commandTimeoutMs,
     };
     try {
-      await deliver(notifier, row.page, row.round, ctx);
+      await deliver(notifier, this.linked(row), row.round, ctx);
       this.outbox.delivered(row.id, this.clock.now());
       this.report(row, null, null);
       return true;
@@ -162,6 +171,17 @@ export class Pager {
       this.outbox.failed(row.id, error, retryAt);
       this.report(row, error, retryAt);
       return false;
+    }
+  }
+
+  /** The page with fresh links; a person paged without a link still beats nobody paged. */
+  private linked(row: OutboxRow): Page {
+    try {
+      const links = this.opts.linker?.link(row.page, this.clock.now());
+      return links ? { ...row.page, ...links } : row.page;
+    } catch (e) {
+      this.opts.onLinkProblem?.(e, row);
+      return row.page;
     }
   }
 

@@ -16,7 +16,9 @@ import type { Daemon } from '../daemon/daemon.js';
 import { API, registerApi, type ApiDeps } from './api.js';
 import { assets } from './assets.js';
 import { registerRecording } from './recording.js';
-import { redeem, registerSessionRoutes } from './session-routes.js';
+import { LOGIN_LIMIT, redeem, registerSessionRoutes } from './session-routes.js';
+import { runCodeAction } from './actions.js';
+import { ipOf } from './identity.js';
 import { registerTerminal } from './terminal.js';
 import type { ListenPlan } from './listen.js';
 import type { AuthStore } from './types.js';
@@ -79,6 +81,7 @@ export class WebServer {
     registerTerminal(app, deps.daemon, api);
     registerRecording(app, deps.daemon, api);
     registerPages(app, api);
+    registerCodeActions(app, deps.daemon, api);
     const address = await app.listen({ host: plan.host, port: plan.port });
     const port = new URL(address).port;
     const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
@@ -107,4 +110,22 @@ function registerPages(app: FastifyInstance, api: ApiDeps): void {
     return reply.type(file.endsWith('.css') ? 'text/css' : 'text/javascript').header('cache-control', 'public, max-age=3600').send(createReadStream(file));
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: `nothing at ${basename(req.url.split('?')[0] ?? '')}` }));
+}
+
+/**
+ * POST /a/CODE: a page's one-tap action (ntfy's Decline). The single-use
+ * code is the credential, so it is rate-limited like a login; what it may
+ * still do is decided against the job as it is now (actions.ts).
+ */
+function registerCodeActions(app: FastifyInstance, d: Daemon, api: ApiDeps): void {
+  app.post('/a/:code', { config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
+    const code = (req.params as { code: string }).code;
+    const got = code.length <= 256 ? api.auth.redeemCode(code, api.now()) : null;
+    if (!got) {
+      api.auth.audit({ who: '-', action: 'code-action', ok: false, ip: ipOf(req), detail: 'unknown, used or expired code' }, api.now());
+      return reply.code(401).send({ error: 'this link has expired or was used' });
+    }
+    const r = await runCodeAction(d, got, ipOf(req));
+    return reply.code(r.status).send(r.status === 200 ? { message: r.message } : { error: r.message });
+  });
 }

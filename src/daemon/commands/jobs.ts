@@ -123,4 +123,3 @@ export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
   }
   return { job: rec.id, cancelled: true, by: `human:${who}` };
 }
-
