@@ -41,6 +41,7 @@ function followed(f) {
   if (typeof f !== 'string') return String(f);
   if (f.startsWith('exit:')) return `the job ended (exit ${f.slice(5)})`;
   if (f === 'new-prompt') return 'a new question';
+  if (f === 'prompt-cleared') return 'the question went away (answered)';
   return f;
 }
 

@@ -77,7 +77,8 @@ export async function signedIn() {
   if (slot) slot.textContent = 'Not signed in';
   const main = $('main');
   main.className = '';
-  main.replaceChildren(loginForm());
+  // The alert region stays: a refused token is said there.
+  main.replaceChildren($('#error') ?? el('div', { class: 'alert', id: 'error', role: 'alert' }), loginForm());
   $('#token')?.focus();
   return null;
 }

@@ -1,0 +1,212 @@
+/**
+ * The web view in a real browser (Debian's headless Chromium), against a
+ * real daemon on `--http 127.0.0.1:PORT` with a real job blocked at a
+ * `[y/N]` question (rule generic-yes-no: answer y Enter, decline n Enter).
+ * A person opens a login URL on a phone, sees the question on the live
+ * terminal, declines it, and the job ends; the evidence says who. Each
+ * test has its own state directory, socket, port and browser context.
+ * Screenshots at phone and desktop size go to docs/screenshots/.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { browsers, DESKTOP, pageErrors, PHONE } from '../helpers/browser.js';
+import { runCli } from '../helpers/cli.js';
+import { freePort, testScopes, type DaemonProc } from '../helpers/daemon.js';
+
+const scope = testScopes();
+const browser = browsers();
+
+const JOB = 'clean-cache';
+/** Lists a folder first so the screen has more than the question, then asks. */
+const ASK = ['bash', '-c', 'echo "cleaning the build cache"; ls -1 /usr | head -5; read -p "Delete the cache? [y/N] " a; echo "got:$a"; [ "$a" = y ]'];
+
+interface Token {
+  name: string;
+  token: string;
+  login_url: string;
+  role: string;
+}
+
+async function webDaemon(ctx: TestContext): Promise<{ d: DaemonProc; base: string }> {
+  const s = scope(ctx);
+  const d = await s.daemon(s.stateDir(), ['--http', `127.0.0.1:${await freePort()}`]);
+  if (!d.web) throw new Error('the daemon printed no web address');
+  return { d, base: d.web };
+}
+
+/** `nightshift web SUB … --state DIR` (the subcommand takes the flag). */
+const web = (d: DaemonProc, sub: string, args: readonly string[]) => runCli(['web', sub, ...args, '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
+
+async function token(d: DaemonProc, name: string, role = 'operator'): Promise<Token> {
+  const r = await web(d, 'token', [name, '--role', role, '--json']);
+  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Token;
+}
+
+/** Submits the [y/N] job and waits until the daemon holds it blocked on the question. */
+async function blockedJob(d: DaemonProc): Promise<void> {
+  await d.submit(JOB, ASK);
+  await d.waitState(JOB, 'blocked', 'prompt', 20_000);
+}
+
+/** Waits until `selector`'s text contains `text` (the page updates itself: polls and the WebSocket). */
+async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
+  try {
+    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
+  } catch (e) {
+    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector);
+    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
+  }
+}
+
+const TERMINAL = '#terminal .xterm-accessibility';
+
+describe('the web page on a phone (390×844)', () => {
+  it('opens a login URL signed in, shows the blocked [y/N] question on the live terminal, declines it, and the job ends as human:NAME@web', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    await blockedJob(d);
+    const alice = await token(d, 'alice');
+    const page = await browser.page(PHONE);
+    const errors = pageErrors(page);
+
+    await page.goto(alice.login_url);
+    expect(new URL(page.url()).search, 'the code leaves the address bar').toBe('');
+    await waitText(page, '#who', 'Signed in as alice (operator)');
+    await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
+    await waitText(page, `li[data-job="${JOB}"]`, 'generic-yes-no');
+    await browser.screenshot(page, 'board-phone');
+
+    await page.click(`li[data-job="${JOB}"] a`);
+    expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
+    const t0 = Date.now();
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 5_000);
+    expect(Date.now() - t0, 'the question is on the terminal within seconds').toBeLessThan(5_000);
+    await waitText(page, '#prompt-text', 'Delete the cache? [y/N]');
+    await waitText(page, '#decision', 'generic-yes-no');
+    const decline = page.locator('button[data-choice="decline"]');
+    expect(await decline.textContent()).toBe('n: No');
+    expect(await page.locator('button[data-choice="answer"]').textContent()).toBe('y: Yes');
+    // The page fits the phone: nothing but the terminal scrolls sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await browser.screenshot(page, 'job-phone');
+
+    await decline.click();
+    await waitText(page, '#act-ok', 'human:alice@web');
+    const done = await d.waitState(JOB, 'done', undefined, 15_000);
+    expect(done.reason).toMatchObject({ code: 'exit', exit_code: 1 });
+    await waitText(page, TERMINAL, 'got:n');
+    await waitText(page, '#state', 'done');
+    await waitText(page, '#timeline', 'Answered by human:alice@web');
+    await waitText(page, '#timeline', 'Then: the question went away');
+    const shown = await d.show(JOB);
+    expect(shown.evidence.some((r) => r.answered_by === 'human:alice@web' && r.layer === 'human')).toBe(true);
+
+    // The recording plays in asciinema-player (its WebAssembly is allowed by the CSP).
+    await page.click('#load-recording');
+    await page.waitForSelector('#player .ap-player', { timeout: 10_000 });
+
+    await page.click('#back');
+    await page.waitForSelector(`li[data-job="${JOB}"][data-state="done"]`);
+    await waitText(page, `li[data-job="${JOB}"]`, 'done (failed)');
+    expect(errors).toEqual([]);
+  }, 90_000);
+});
+
+describe('the web page on a desktop (1280×800)', () => {
+  it('signs in with a pasted token, asks before it sends an answer, and fits the terminal', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    await blockedJob(d);
+    const olga = await token(d, 'olga');
+    const page = await browser.page(DESKTOP);
+    const errors = pageErrors(page);
+
+    await page.goto(`${base}/jobs/${JOB}`);
+    await page.waitForSelector('form.login');
+    await page.fill('#token', olga.token);
+    await Promise.all([page.waitForEvent('load'), page.click('form.login button[type=submit]')]);
+    await waitText(page, '#who', 'Signed in as olga (operator)');
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]');
+
+    // The answer is confirmed first; Back sends nothing.
+    await page.click('button[data-choice="answer"]');
+    await waitText(page, '.confirm-box', 'Answer “y: Yes”?');
+    await browser.screenshot(page, 'job-desktop-confirm');
+    await page.click('.confirm-box button:has-text("Back")');
+    expect(await page.locator('.confirm-box').count()).toBe(0);
+    expect((await d.jobs()).find((j) => j.name === JOB)?.state).toBe('blocked');
+    await waitText(page, '#timeline', 'Asked: “Delete the cache? [y/N]”');
+    await browser.screenshot(page, 'job-desktop');
+
+    await page.goto(base);
+    await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
+    await browser.screenshot(page, 'board-desktop');
+    expect(errors).toEqual([]);
+  }, 90_000);
+});
+
+describe('who may do what', () => {
+  it('answers 401 without a sign-in and shows the sign-in form', async (ctx) => {
+    const { base } = await webDaemon(ctx);
+    for (const path of ['/api/v1/jobs', '/api/v1/me', `/api/v1/jobs/${JOB}`]) {
+      const r = await fetch(`${base}${path}`);
+      expect(r.status, path).toBe(401);
+      expect(((await r.json()) as { error: string }).error).toMatch(/sign/);
+    }
+    const r = await fetch(`${base}/api/v1/jobs/${JOB}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"choice":"decline"}' });
+    expect(r.status).toBe(401);
+    const page = await browser.page(PHONE);
+    await page.goto(base);
+    await page.waitForSelector('form.login');
+    await waitText(page, '#who', 'Not signed in');
+  });
+
+  it('shows a viewer the question with the buttons disabled, and the API refuses the viewer’s answer (403)', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    await blockedJob(d);
+    const bob = await token(d, 'bob', 'viewer');
+    const page = await browser.page(PHONE);
+    await page.goto(bob.login_url);
+    await waitText(page, '#who', 'Signed in as bob (viewer)');
+    await page.goto(`${base}/jobs/${JOB}`);
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]');
+    await page.waitForSelector('button[data-choice="decline"]');
+    for (const sel of ['button[data-choice="decline"]', 'button[data-choice="answer"]', '#send', '#cancel', '#continue', '#ack']) {
+      expect(await page.locator(sel).isDisabled(), sel).toBe(true);
+    }
+    await waitText(page, '#viewer-note', 'viewer');
+    await browser.screenshot(page, 'job-phone-viewer');
+
+    // The page's own session (cookie and CSRF token) and the bearer token are both refused.
+    const viaPage = await page.evaluate(async (job) => {
+      const me = await (await fetch('/api/v1/me')).json();
+      const r = await fetch(`/api/v1/jobs/${job}/answer`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrf }, body: '{"choice":"decline"}' });
+      return { status: r.status, body: await r.json() };
+    }, JOB);
+    expect(viaPage.status).toBe(403);
+    expect(viaPage.body.error).toMatch(/bob is a viewer/);
+    const viaToken = await fetch(`${base}/api/v1/jobs/${JOB}/answer`, { method: 'POST', headers: { authorization: `Bearer ${bob.token}`, 'content-type': 'application/json' }, body: '{"choice":"decline"}' });
+    expect(viaToken.status).toBe(403);
+    expect((await d.jobs()).find((j) => j.name === JOB)?.state).toBe('blocked');
+  }, 60_000);
+
+  it('refuses a revoked token: its bearer requests, its browser session and its login URL', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    const carol = await token(d, 'carol');
+    const page = await browser.page(PHONE);
+    await page.goto(carol.login_url);
+    await waitText(page, '#who', 'Signed in as carol (operator)');
+    const fresh = await token(d, 'carol');
+    expect((await fetch(`${base}/api/v1/jobs`, { headers: { authorization: `Bearer ${fresh.token}` } })).status).toBe(200);
+
+    const r = await web(d, 'revoke', ['carol']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await fetch(`${base}/api/v1/jobs`, { headers: { authorization: `Bearer ${fresh.token}` } })).status).toBe(401);
+    await page.reload();
+    await page.waitForSelector('form.login');
+    await page.fill('#token', fresh.token);
+    await page.click('form.login button[type=submit]');
+    await waitText(page, '#error', 'not valid');
+    const again = await page.goto(fresh.login_url);
+    expect(again?.status()).toBe(401);
+  }, 60_000);
+});
