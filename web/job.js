@@ -33,7 +33,7 @@ async function main() {
   recordingPanel($('#recording'), name);
   const term = terminalBox();
   $('#terminal-card').append(term.wrap, term.line);
-  liveTerminal(term.host, name, term.status);
+  const live = liveTerminal(term.host, name, term.status);
 
   let question = '';
   let evidence = '';
@@ -43,6 +43,7 @@ async function main() {
     $('#state').replaceChildren(statePill(job));
     $('#reason').textContent = `Reason: ${reasonText(job.reason)}`;
     updateActs(job);
+    if (job.state === 'done') live.lastScreen(shown.screen);
     // Redrawn only when it changed: an open confirm box must survive a poll.
     const q = JSON.stringify([shown.prompt, job.state]);
     if (q !== question) {

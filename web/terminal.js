@@ -27,6 +27,7 @@ export function liveTerminal(host, name, status) {
   const fit = fitter(term, host);
   window.addEventListener('resize', fit.now);
   let ended = false;
+  let written = false;
 
   const connect = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -37,6 +38,7 @@ export function liveTerminal(host, name, status) {
       if (m.type === 'snapshot') {
         term.reset();
         if (m.cols && m.rows) term.resize(m.cols, m.rows);
+        written = m.data !== '';
         term.write(m.data, fit.soon);
         status('live');
       } else if (m.type === 'output') {
@@ -58,7 +60,14 @@ export function liveTerminal(host, name, status) {
     });
   };
   connect();
-  return term;
+  return {
+    /** A job that is not live sends an empty snapshot: its last screen (from show) is written instead, once. */
+    lastScreen(text) {
+      if (!ended || written || !text) return;
+      written = true;
+      term.write(text.replace(/\r?\n/g, '\r\n'), fit.soon);
+    },
+  };
 }
 
 /**
@@ -78,8 +87,21 @@ function fitter(term, host) {
     const used = Math.max(usedColumns(term), 40);
     const size = Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(((box - 8) / (used * perCol)) * 2) / 2));
     if (size !== term.options.fontSize) term.options.fontSize = size;
+    showCursorRow(term, host);
   };
   return { now, soon: () => (timer ??= setTimeout(now, 150)) };
+}
+
+/**
+ * A screen taller than the box (40 rows on a phone) scrolls; the row with
+ * the cursor, where a program asks its question, is kept in view.
+ */
+function showCursorRow(term, host) {
+  const wrap = host.parentElement;
+  if (!wrap || wrap.scrollHeight <= wrap.clientHeight) return;
+  const rowPx = host.querySelector('.xterm-screen').getBoundingClientRect().height / term.rows;
+  const y = (term.buffer.active.cursorY + 1) * rowPx;
+  if (y > wrap.scrollTop + wrap.clientHeight || y < wrap.scrollTop) wrap.scrollTop = Math.max(0, y - wrap.clientHeight / 2);
 }
 
 /** The widest row's last non-blank column, over the visible screen. */

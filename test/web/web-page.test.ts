@@ -105,6 +105,11 @@ describe('the web page on a phone (390×844)', () => {
     await page.click('#load-recording');
     await page.waitForSelector('#player .ap-player', { timeout: 10_000 });
 
+    // Opened after the end, the page shows the job's last screen (no live terminal to stream).
+    await page.reload();
+    await waitText(page, '#term-status', 'the job ended');
+    await waitText(page, TERMINAL, 'got:n');
+
     await page.click('#back');
     await page.waitForSelector(`li[data-job="${JOB}"][data-state="done"]`);
     await waitText(page, `li[data-job="${JOB}"]`, 'done (failed)');
