@@ -10,7 +10,7 @@ export function actionPanel(box, name, canAct, onActed) {
   const sendBtn = el('button', { type: 'submit', id: 'send' }, 'Send');
   const form = el('form', { class: 'send' }, input, sendBtn);
   const ack = el('button', { type: 'button', id: 'ack' }, 'Acknowledge page');
-  const cont = el('button', { type: 'button', id: 'continue' }, 'Continue');
+  const cont = el('button', { type: 'button', id: 'continue', title: 'go on after a probe stopped the job' }, 'Continue');
   const cancel = el('button', { type: 'button', id: 'cancel', class: 'danger' }, 'Cancel job');
 
   const act = async (what, path, body, button) => {
@@ -47,6 +47,8 @@ export function actionPanel(box, name, canAct, onActed) {
   return (job) => {
     const live = job.state === 'running' || job.state === 'blocked';
     for (const c of controls) c.disabled = !canAct || !live;
+    // Continue ends a probe's block only (src/core/task-state.ts PROBE_BLOCK); a question wants an answer instead.
+    cont.disabled = !canAct || !(job.state === 'blocked' && job.reason.code.startsWith('probe:'));
     // A queued job can be cancelled too (it then never starts).
     cancel.disabled = !canAct || job.state === 'done';
   };

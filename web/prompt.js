@@ -30,7 +30,7 @@ export function renderQuestion(box, shown, canAct, onActed) {
 
 function noQuestion(job) {
   if (job.state !== 'blocked') return el('p', { class: 'muted', id: 'no-question' }, `No question waiting: the job is ${job.state} (${reasonText(job.reason)}).`);
-  return el('p', { class: 'muted', id: 'no-question' }, `Blocked (${reasonText(job.reason)}), on nothing a rule names: send a reply below, or continue or cancel the job.`);
+  return el('p', { class: 'muted', id: 'no-question' }, `Blocked (${reasonText(job.reason)}), on nothing a rule names: send a reply below${job.reason.code.startsWith('probe:') ? ', continue the job' : ''} or cancel it.`);
 }
 
 function decision(p) {

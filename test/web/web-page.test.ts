@@ -149,6 +149,42 @@ describe('the web page on a desktop (1280×800)', () => {
   }, 90_000);
 });
 
+describe('the other acts', () => {
+  it('sends a line from the text box, and cancels a job only after a confirm', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    await blockedJob(d);
+    // Busy on screen, so the watchdog's short thresholds never call it hung.
+    await d.submit('sleeper', ['bash', '-c', 'while :; do echo tick; sleep 0.3; done']);
+    await d.waitState('sleeper', 'running', undefined, 15_000);
+    const dan = await token(d, 'dan');
+    const page = await browser.page(PHONE);
+    const errors = pageErrors(page);
+    await page.goto(dan.login_url);
+    await page.goto(`${base}/jobs/${JOB}`);
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]');
+    expect(await page.locator('#continue').isDisabled(), 'continue is for a probe’s block, not a question').toBe(true);
+    await page.fill('#send-text', 'y');
+    await page.click('#send');
+    await waitText(page, '#act-ok', 'Sent “y” and Enter.');
+    const done = await d.waitState(JOB, 'done', undefined, 15_000);
+    expect(done.reason).toMatchObject({ code: 'exit', exit_code: 0 });
+    await waitText(page, '#state', 'done');
+    await waitText(page, '#timeline', 'human:dan@web');
+
+    await page.goto(`${base}/jobs/sleeper`);
+    await waitText(page, '#no-question', 'No question waiting');
+    await page.waitForSelector('#cancel:not([disabled])');
+    await page.click('#cancel');
+    await waitText(page, '.confirm-box', 'Cancel sleeper?');
+    expect((await d.jobs()).find((j) => j.name === 'sleeper')?.state, 'nothing is cancelled before the confirm').toBe('running');
+    await page.click('.confirm-box button.confirm');
+    await d.waitState('sleeper', 'done', 'cancelled', 15_000);
+    await waitText(page, '#timeline', 'Cancelled by human:dan@web');
+    await waitText(page, '#state', 'done (failed)');
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
+
 describe('who may do what', () => {
   it('answers 401 without a sign-in and shows the sign-in form', async (ctx) => {
     const { base } = await webDaemon(ctx);
