@@ -50,11 +50,12 @@ notify:
         { kind: 'command', name: 'command', argv: ['notify-send', 'nightshift'] },
       ],
       pageKinds: ['prompt', 'hung', 'budget'],
+      links: null,
     });
   });
 
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS] });
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null });
     expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
