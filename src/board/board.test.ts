@@ -74,6 +74,16 @@ describe('Board.submit', () => {
     ]);
   });
 
+  it('keeps on_unanswered on the record (stored with the budgets, which stay as they were); refuses anything but a decline', () => {
+    const board = openBoard();
+    const job = board.submit(spec('ask', { on_unanswered: { after_ms: 7_200_000, do: 'decline' } }), T0);
+    expect(board.get(job.id)).toMatchObject({ on_unanswered: { after_ms: 7_200_000, do: 'decline' }, budgets: spec('x').budgets });
+    expect(() => board.submit(spec('bad', { on_unanswered: { after_ms: 0, do: 'decline' } }), T0)).toThrow(/^--on-unanswered: job on_unanswered\.after_ms is not valid: /);
+    expect(() => board.submit(spec('bad', { on_unanswered: { after_ms: 5, do: 'answer' } as never }), T0)).toThrow(
+      '--on-unanswered: job on_unanswered.do is not valid: on_unanswered can only decline (got {"after_ms":5,"do":"answer"})',
+    );
+  });
+
   it('refuses a duplicate name and leaves the board unchanged', () => {
     const board = openBoard();
     const first = board.submit(spec('build'), T0);
