@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError } from '../core/task-state.js';
 import { InputError } from '../util/errors.js';
 import { Board, boardPath } from './board.js';
+import { BOARD_SCHEMA_VERSION } from './schema.js';
 import type { JobSpecInput } from './types.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
@@ -269,7 +270,7 @@ describe('Board across restarts', () => {
     for (const f of ['', '-wal', '-shm']) expect(statSync(boardPath(dir) + f).mode & 0o777).toBe(0o600);
     expect(board.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(board.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
-    expect(board.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(board.db.pragma('user_version', { simple: true })).toBe(BOARD_SCHEMA_VERSION);
   });
 
   it('refuses a board written by a newer nightshift', () => {
@@ -278,6 +279,6 @@ describe('Board across restarts', () => {
     const raw = new Sqlite(boardPath(dir));
     raw.pragma('user_version = 99');
     raw.close();
-    expect(() => Board.open(dir)).toThrow(/schema version 99, newer than this nightshift understands \(2\)/);
+    expect(() => Board.open(dir)).toThrow(`schema version 99, newer than this nightshift understands (${BOARD_SCHEMA_VERSION})`);
   });
 });

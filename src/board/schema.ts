@@ -47,6 +47,40 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 2: where a resumed job's transcript picks up (JSON, null for a fresh job).
   `ALTER TABLE jobs ADD COLUMN resume_from TEXT;`,
+  // 3: the web view's people, single-use codes and browser sessions (src/web/auth-store.ts).
+  // Secrets are never stored: a token's secret as scrypt(secret, salt), codes and
+  // session ids as their SHA-256. Times are ms. IF NOT EXISTS: a test (or a person)
+  // that winds user_version back must not find the step impossible to replay.
+  `
+  CREATE TABLE IF NOT EXISTS web_people (
+    name      TEXT    PRIMARY KEY,
+    role      TEXT    NOT NULL CHECK (role IN ('viewer', 'operator')),
+    token_id  TEXT    NOT NULL UNIQUE,
+    salt      BLOB    NOT NULL,
+    hash      BLOB    NOT NULL,
+    created   INTEGER NOT NULL,
+    last_used INTEGER,
+    revoked   INTEGER
+  );
+  CREATE TABLE IF NOT EXISTS web_codes (
+    hash    TEXT    PRIMARY KEY,
+    person  TEXT    NOT NULL,
+    role    TEXT    NOT NULL CHECK (role IN ('viewer', 'operator')),
+    purpose TEXT    NOT NULL,
+    expires INTEGER NOT NULL,
+    used    INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS web_codes_person ON web_codes (person);
+  CREATE TABLE IF NOT EXISTS web_sessions (
+    hash      TEXT    PRIMARY KEY,
+    person    TEXT    NOT NULL,
+    role      TEXT    NOT NULL CHECK (role IN ('viewer', 'operator')),
+    csrf      TEXT    NOT NULL,
+    started   INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS web_sessions_person ON web_sessions (person);
+  `,
 ];
 
 export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,7 +3,8 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { call, type CallOptions } from '../daemon/client.js';
-import type { CommandArgs, CommandName, CommandResult } from '../daemon/commands.js';
+import { checkResult, type DaemonCommand } from '../daemon/command.js';
+import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../daemon/commands.js';
 import { defaultStateDir } from './common.js';
 
 export interface StateFlag {
@@ -18,13 +19,17 @@ export function stateDirOf(f: StateFlag): string {
   return f.state ? resolve(f.state) : defaultStateDir();
 }
 
+const TABLE: ReadonlyMap<string, DaemonCommand> = new Map(COMMAND_LIST.map((c) => [c.name, c]));
+
 /**
  * Calls a daemon command by its name in the daemon's one command table
- * (src/daemon/commands.ts): arguments checked against its schema here, as
- * the daemon checks them there; the result typed as its handler returns it.
+ * (src/daemon/commands.ts): arguments typed by its schema here, checked by
+ * the daemon there; the reply checked against the command's result schema
+ * (a mismatch is a ResultMismatchError naming the command).
  */
-export function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, args: CommandArgs<K>, o: CallOptions = {}): Promise<CommandResult<K>> {
-  return call(stateDirOf(f), cmd, args as Record<string, unknown>, o) as Promise<CommandResult<K>>;
+export async function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, args: CommandArgs<K>, o: CallOptions = {}): Promise<CommandResult<K>> {
+  const reply = await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
+  return checkResult(TABLE.get(cmd)!, reply) as CommandResult<K>;
 }
 
 export function printJson(value: unknown): void {

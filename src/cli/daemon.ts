@@ -1,13 +1,15 @@
 /** `nightshift daemon` — run the daemon in the foreground (logs go to the state directory). */
 import { resolve } from 'node:path';
+import { InputError } from '../util/errors.js';
 import { Option, type Command } from 'commander';
 import { Daemon } from '../daemon/daemon.js';
 import { currentLogFile } from '../daemon/log.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
 import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
+import { listenPlan, type HttpFlags } from '../web/listen.js';
 
-interface DaemonFlags extends WatchdogFlags, StateFlag {
+interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   maxRunning: number;
   rules?: string;
   policy?: string;
@@ -23,6 +25,10 @@ export function registerDaemon(program: Command): void {
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--policy <file>', 'default auto-answer policy for jobs that name none')
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
+    .option('--http <host:port>', 'serve the web view and the HTTP API there (off by default; loopback, or TLS, or --http-insecure)')
+    .option('--tls-cert <file>', 'PEM certificate for --http (with --tls-key)')
+    .option('--tls-key <file>', 'PEM private key for --http (with --tls-cert)')
+    .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
       new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick')).default(1_000, '1s'),
@@ -30,6 +36,11 @@ export function registerDaemon(program: Command): void {
   addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
     const stateDir = stateDirOf(flags);
     const rulesPath = resolve(flags.rules ?? defaultRulesPath());
+    // A bad address or an unreadable certificate refuses the start (exit 2) before anything is touched.
+    const http = flags.http !== undefined ? listenPlan({ ...flags, http: flags.http }) : null;
+    if (http === null && (flags.tlsCert || flags.tlsKey || flags.httpInsecure)) {
+      throw new InputError(`${flags.tlsCert ? '--tls-cert' : flags.tlsKey ? '--tls-key' : '--http-insecure'} needs --http HOST:PORT`);
+    }
     // Handlers go in before the daemon starts: a SIGTERM during start-up is remembered, not fatal.
     let signals = 0;
     let daemon: Daemon | undefined;
@@ -47,12 +58,13 @@ export function registerDaemon(program: Command): void {
       policyPath: flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath),
       config: watchdogConfig(flags),
       tickMs: flags.tick,
+      http,
       ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
     for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);
     process.stderr.write(
-      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}\n`,
+      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}${daemon.web ? `, web ${daemon.web.url}` : ''}\n`,
     );
     if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;

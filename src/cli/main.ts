@@ -1,6 +1,7 @@
 /** The `nightshift` command: one file per verb, registered here. */
 import { Command, CommanderError } from 'commander';
 import { DaemonError } from '../daemon/client.js';
+import { ResultMismatchError } from '../daemon/command.js';
 import { isInputError } from '../util/errors.js';
 import { registerDrill } from './drill.js';
 import { describeError, EXIT } from './exit.js';
@@ -21,6 +22,7 @@ import { registerShutdown } from './shutdown.js';
 import { registerSubmit } from './submit.js';
 import { registerResume } from './resume.js';
 import { registerStats } from './stats.js';
+import { registerWeb } from './web.js';
 
 function buildProgram(): Command {
   const program = new Command('nightshift')
@@ -33,7 +35,7 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
-  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats]) {
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats, registerWeb]) {
     register(program);
   }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.
@@ -57,6 +59,11 @@ function exitCodeFor(e: unknown): number {
   if (isInputError(e)) {
     process.stderr.write(`nightshift: ${describeError(e)}\n`);
     return EXIT.input;
+  }
+  // Not the daemon's failure: its reply was fine by its own build; the message says which command.
+  if (e instanceof ResultMismatchError) {
+    process.stderr.write(`nightshift: ${e.message}\n`);
+    return EXIT.internal;
   }
   // The daemon failed, not this process: its log has the stack, ours would only show the socket code.
   if (e instanceof DaemonError) {

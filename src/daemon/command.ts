@@ -36,22 +36,51 @@ export interface HttpRoute {
   readonly path: string;
 }
 
-/** One command, typed end to end: its name, its arguments' schema and what its handler returns. */
-export interface TypedCommand<N extends string, S extends z.ZodType, R> {
+/**
+ * One command, typed end to end: its name, its arguments' schema and its
+ * result's schema. The handler's return is checked against the result's
+ * input by the compiler; a client checks the reply against it at run time.
+ */
+export interface TypedCommand<N extends string, S extends z.ZodType, R extends z.ZodType> {
   readonly name: N;
   /** The arguments as a person would read them, for error messages. */
   readonly usage: string;
   readonly args: S;
+  readonly result: R;
   readonly role: Role;
   readonly http?: HttpRoute;
   // Method syntax: a table of different commands is then one list of DaemonCommand.
-  handler(d: Daemon, args: z.output<S>, ctx: CallContext): Promise<R> | R;
+  handler(d: Daemon, args: z.output<S>, ctx: CallContext): Promise<z.input<R>> | z.input<R>;
 }
 
-export type DaemonCommand = TypedCommand<string, z.ZodType, unknown>;
+export type DaemonCommand = TypedCommand<string, z.ZodType, z.ZodType>;
 
-/** Keeps a command's name, schema and result types, so the CLI calls it with checked arguments and a typed result. */
-export const defineCommand = <N extends string, S extends z.ZodType, R>(c: TypedCommand<N, S, R>): TypedCommand<N, S, R> => c;
+/** Keeps a command's name and schema types, so the CLI calls it with checked arguments and a typed result. */
+export const defineCommand = <N extends string, S extends z.ZodType, R extends z.ZodType>(c: TypedCommand<N, S, R>): TypedCommand<N, S, R> => c;
+
+/** A reply that does not match its command's result schema: a daemon and CLI of different builds, or a handler bug. */
+export class ResultMismatchError extends Error {
+  constructor(
+    readonly command: string,
+    detail: string,
+  ) {
+    super(`the daemon's reply to "${command}" does not match its result schema (${detail}); is the daemon running this same nightshift build?`);
+    this.name = 'ResultMismatchError';
+  }
+}
+
+/**
+ * Checks a reply against the command's result schema and hands back the
+ * reply itself, not zod's copy: zod rebuilds objects in its own key order
+ * and drops keys a loose schema does not name, and `--json` must print
+ * exactly what the daemon sent. Sound because result schemas never
+ * transform (results.ts).
+ */
+export function checkResult(cmd: DaemonCommand, reply: unknown): unknown {
+  const r = cmd.result.safeParse(reply);
+  if (!r.success) throw new ResultMismatchError(cmd.name, issuesText(r.error));
+  return reply;
+}
 
 /** A handler failed for a reason that is not the caller's: says which handler, keeps the cause for the log. */
 export class HandlerError extends Error {

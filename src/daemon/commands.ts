@@ -8,9 +8,11 @@ import { keySequence } from '../pty/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
-import { boardRow, cancel, liveJob, show, submit } from './commands/jobs.js';
+import { boardRow, cancel, evidence, liveJob, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
+import { WEB_COMMANDS } from './commands/web.js';
 import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
+import * as R from './results.js';
 
 const text = z.string().min(1);
 const none = z.strictObject({});
@@ -21,6 +23,7 @@ export const COMMANDS = [
     name: 'status',
     usage: '{reset_loop?}',
     role: 'viewer',
+    result: R.statusSchema,
     args: z.strictObject({ reset_loop: z.boolean().optional() }),
     handler: (d, a) => ({
       pid: process.pid,
@@ -36,6 +39,7 @@ export const COMMANDS = [
     name: 'submit',
     usage: '{spec: {name, command, cwd, …, env_of?}}',
     role: 'local',
+    result: R.submittedSchema,
     args: z.strictObject({ spec: z.record(z.string(), z.unknown()) }),
     handler: async (d, a) => {
       const done = await submit(d, inheritEnv(d.board, a.spec) as Record<string, unknown>);
@@ -46,15 +50,34 @@ export const COMMANDS = [
     name: 'board',
     usage: '',
     role: 'viewer',
+    result: R.boardSchema,
     http: { method: 'GET', path: '/jobs' },
     args: none,
     handler: (d) => ({ jobs: d.board.list().map((rec) => boardRow(d, rec)) }),
   }),
-  defineCommand({ name: 'show', usage: '{job}', role: 'viewer', http: { method: 'GET', path: '/jobs/:job' }, args: job, handler: (d, a) => maskShown(show(d, a.job)) }),
+  defineCommand({
+    name: 'show',
+    usage: '{job}',
+    role: 'viewer',
+    result: R.shownSchema,
+    http: { method: 'GET', path: '/jobs/:job' },
+    args: job,
+    handler: (d, a) => maskShown(show(d, a.job)),
+  }),
+  defineCommand({
+    name: 'evidence',
+    usage: '{job, limit?}',
+    role: 'viewer',
+    http: { method: 'GET', path: '/jobs/:job/evidence' },
+    result: R.evidenceListSchema,
+    args: z.strictObject({ job: text, limit: z.coerce.number().int().min(1).max(10_000).default(500) }),
+    handler: (d, a) => evidence(d, a.job, a.limit),
+  }),
   defineCommand({
     name: 'answer',
     usage: '{job, text | key | choice: answer|decline, who?}',
     role: 'operator',
+    result: R.answeredSchema,
     http: { method: 'POST', path: '/jobs/:job/answer' },
     args: z
       .strictObject({ job: text, text: text.optional(), key: text.optional(), choice: z.enum(['answer', 'decline']).optional(), who: z.string().optional() })
@@ -73,6 +96,7 @@ export const COMMANDS = [
     name: 'send',
     usage: '{job, text, enter?, who?}',
     role: 'operator',
+    result: R.jobIdSchema,
     http: { method: 'POST', path: '/jobs/:job/send' },
     args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who: z.string().optional() }),
     handler: async (d, a) => {
@@ -85,6 +109,7 @@ export const COMMANDS = [
     name: 'continue',
     usage: '{job, who?}',
     role: 'operator',
+    result: R.continuedSchema,
     http: { method: 'POST', path: '/jobs/:job/continue' },
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a) => {
@@ -100,6 +125,7 @@ export const COMMANDS = [
     name: 'key',
     usage: '{job, key, who?}',
     role: 'operator',
+    result: R.keyedSchema,
     http: { method: 'POST', path: '/jobs/:job/key' },
     args: z.strictObject({ job: text, key: text, who: z.string().optional() }),
     handler: (d, a) => {
@@ -113,6 +139,7 @@ export const COMMANDS = [
     name: 'cancel',
     usage: '{job, who?}',
     role: 'operator',
+    result: R.cancelledSchema,
     http: { method: 'POST', path: '/jobs/:job/cancel' },
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a) => cancel(d, a.job, a.who || 'unknown'),
@@ -121,6 +148,7 @@ export const COMMANDS = [
     name: 'ack',
     usage: '{job}',
     role: 'operator',
+    result: R.ackedSchema,
     http: { method: 'POST', path: '/jobs/:job/ack' },
     args: job,
     handler: (d, a) => {
@@ -132,6 +160,7 @@ export const COMMANDS = [
     name: 'attach',
     usage: '{job, who?}',
     role: 'local',
+    result: R.attachedSchema,
     args: z.strictObject({ job: text, who: z.string().optional() }),
     handler: (d, a, ctx) => attach(d, a.job, ctx, a.who || 'unknown'),
   }),
@@ -139,6 +168,7 @@ export const COMMANDS = [
     name: 'logs',
     usage: '{job, follow?}',
     role: 'local',
+    result: R.jobIdSchema,
     args: z.strictObject({ job: text, follow: z.boolean().optional() }),
     handler: (d, a, ctx) => logs(d, a.job, a.follow === true, ctx),
   }),
@@ -146,13 +176,15 @@ export const COMMANDS = [
     name: 'stop',
     usage: '{now?}',
     role: 'local',
+    result: R.stoppingSchema,
     args: z.strictObject({ now: z.boolean().optional() }),
     handler: (d, a) => {
-      const mode = a.now === true ? 'now' : 'drain';
+      const mode: 'now' | 'drain' = a.now === true ? 'now' : 'drain';
       setImmediate(() => void d.stop(mode));
       return { stopping: mode, running: d.running().length };
     },
   }),
+  ...WEB_COMMANDS,
 ];
 // The one list the transports take (a `satisfies` on the literal would widen every name to string).
 export const COMMAND_LIST: readonly DaemonCommand[] = COMMANDS;
@@ -162,5 +194,5 @@ type Table = (typeof COMMANDS)[number];
 export type CommandName = Table['name'];
 /** What a client sends: the schema's input (defaults may be left out). */
 export type CommandArgs<K extends CommandName> = z.input<Extract<Table, { name: K }>['args']>;
-/** What the handler returns, as the client receives it. */
-export type CommandResult<K extends CommandName> = Awaited<ReturnType<Extract<Table, { name: K }>['handler']>>;
+/** What the client receives: the output of the command's result schema, which the client checks the reply against. */
+export type CommandResult<K extends CommandName> = z.output<Extract<Table, { name: K }>['result']>;

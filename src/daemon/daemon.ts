@@ -29,7 +29,11 @@ import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
 import { recoverCrashedJobs } from './recover.js';
 import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
-import { pageLinker, type WebCodes } from '../web/page-links.js';
+import type { ListenPlan } from '../web/listen.js';
+import { WebServer } from '../web/server.js';
+import { WebAuth } from '../web/auth-store.js';
+import type { Commands } from './command.js';
+import { pageLinker } from '../web/page-links.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -41,6 +45,8 @@ export interface DaemonOptions {
   readonly tickMs: number;
   /** Recording cap per job, bytes (default: the CastWriter's). */
   readonly recordingCap?: number;
+  /** Serve the web view and the HTTP API (`--http`); null: off. */
+  readonly http?: ListenPlan | null;
   /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
   readonly onProblem?: (message: string) => void;
 }
@@ -77,8 +83,8 @@ export class Daemon {
    * the address of `--http`; null when neither is set (no links, no login URLs).
    */
   webBaseUrl: string | null = null;
-  /** The web's token and code store, set when the web view starts (src/web/server.ts); page links need it. */
-  webAuth: WebCodes | null = null;
+  /** The web view, when `--http` is on. */
+  web: WebServer | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -88,6 +94,8 @@ export class Daemon {
     readonly log: Logger,
     private readonly lock: DaemonLock,
     private readonly server: ControlServer,
+    /** People, tokens, login codes and sessions of the web view (the board's database), and its audit log. */
+    readonly webAuth: WebAuth,
   ) {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
@@ -104,6 +112,7 @@ export class Daemon {
     ensureRunDir(paths);
     const lock = DaemonLock.acquire(paths.lock);
     let bundles: DaemonBundles | undefined;
+    let daemon: Daemon | undefined;
     try {
       // The log redacts each job's own secrets, so it opens after the board; reloads only report once it is up.
       let log: Logger | undefined;
@@ -122,7 +131,6 @@ export class Daemon {
       const board = new Board(db);
       log = daemonLogger(paths.log, jobRedactors(board));
       const daemonLog = log;
-      let daemon: Daemon | undefined;
       const pager = new Pager(db, notify, { now: () => Date.now() }, {
         linker: pageLinker(() => {
           const codes = daemon?.webAuth;
@@ -130,14 +138,15 @@ export class Daemon {
         }),
         onLinkProblem: (e, row) => daemonLog.error({ err: e, job: row.job, notifier: row.notifier }, 'page links could not be made; the page goes without them'),
       });
-      const server = new ControlServer(
-        handlers(() => daemon!),
-        (e) => daemonLog.error({ err: e }, 'request failed'),
-      );
-      daemon = new Daemon(opts, board, pager, bundles, log, lock, server);
+      const commands = handlers(() => daemon!);
+      const onError = (e: unknown) => daemonLog.error({ err: e }, 'request failed');
+      const server = new ControlServer(commands, onError);
+      const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
+      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth);
       // public_url is how a phone reaches the view; it wins over the --http address for every link.
       daemon.webBaseUrl = notify.links?.publicUrl ?? null;
       daemon.recover();
+      if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
       await server.listen(paths.socket);
       daemon.startup = startup;
       daemon.loop();
@@ -145,10 +154,17 @@ export class Daemon {
       log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning, notifiers: daemon.startup.notifiers }, 'daemon started');
       return daemon;
     } catch (e) {
+      await daemon?.web?.close();
       await bundles?.dispose();
       lock.release();
       throw e;
     }
+  }
+
+  /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
+  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
+    this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError });
+    this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;
   }
 
   get stoppedPromise(): Promise<void> {
@@ -312,7 +328,9 @@ export class Daemon {
     clearInterval(this.timer);
     clearTimeout(this.forceTimer);
     await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
+    await this.web?.close();
     await this.server.close();
+    await this.webAuth.close();
     await this.bundles.dispose();
     this.disk.dispose();
     this.board.close();

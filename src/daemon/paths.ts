@@ -14,6 +14,8 @@ export interface DaemonPaths {
   readonly lock: string;
   readonly log: string;
   readonly config: string;
+  /** Every web action, one JSON line each (src/web/audit.ts). */
+  readonly webAudit: string;
 }
 
 export function daemonPaths(stateDir: string): DaemonPaths {
@@ -26,6 +28,7 @@ export function daemonPaths(stateDir: string): DaemonPaths {
     // pino-roll numbers the files: daemon.1.log, daemon.2.log, … (highest is current).
     log: join(stateDir, 'daemon.log'),
     config: join(stateDir, 'config.yaml'),
+    webAudit: join(stateDir, 'web-audit.jsonl'),
   };
 }
 

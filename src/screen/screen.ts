@@ -1,6 +1,7 @@
 // @xterm/headless is a webpack CommonJS bundle: Node's ESM loader only sees
 // a default export, so the class is taken off it rather than named-imported.
 import xterm from '@xterm/headless';
+import serializeAddon from '@xterm/addon-serialize';
 import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
@@ -18,6 +19,7 @@ export class Screen {
   private readonly pending = new Set<() => void>();
   private cached: ScreenSnapshot | undefined;
   private disposed = false;
+  private serializer: InstanceType<typeof serializeAddon.SerializeAddon> | undefined;
 
   constructor(cols: number, rows: number) {
     checkSize(cols, rows);
@@ -114,6 +116,31 @@ export class Screen {
   text(): string {
     const rows = this.snapshot().rows;
     return rows.slice(0, lastNonBlankRow(rows) + 1).join('\n');
+  }
+
+  /**
+   * The visible screen as the escape sequences that redraw it (the web
+   * terminal's first frame). xterm runs a write's callback in line, before it
+   * parses the next write: so this holds exactly the bytes written before the
+   * call, and a listener that subscribed to output before calling it misses
+   * nothing and sees nothing twice.
+   */
+  serialize(): Promise<string> {
+    if (this.disposed) return Promise.resolve(this.text().replace(/\n/g, '\r\n'));
+    if (!this.serializer) {
+      this.serializer = new serializeAddon.SerializeAddon();
+      this.term.loadAddon(this.serializer);
+    }
+    const serializer = this.serializer;
+    return new Promise((resolve) => {
+      // Disposed before xterm got to it: the last picture, as text.
+      const done = (): void => {
+        this.pending.delete(done);
+        resolve(this.disposed ? this.text().replace(/\n/g, '\r\n') : serializer.serialize({ scrollback: 0 }));
+      };
+      this.pending.add(done);
+      this.term.write('', done);
+    });
   }
 
   /** Idempotent; writes still waiting on the parser resolve at once. */

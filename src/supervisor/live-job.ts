@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { PROBE_BLOCK, type Transition } from '../core/task-state.js';
 import { toolMarker, type ToolEvent } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
+import type { PromptRule } from '../core/prompt-match.js';
 import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
@@ -273,6 +274,7 @@ export class LiveJob {
   }
 
   private readonly diskProblems = new Set<string>();
+  private promptAction: Action | undefined;
 
   private diskProblem(file: string, e: Error): void {
     if (this.diskProblems.has(file)) return;
@@ -451,7 +453,15 @@ export class LiveJob {
     this.observe({ kind: 'proc', busy });
   }
 
+  /** The prompt the job is blocked on now, as the watchdog last acted on it, with its rule; null when not blocked on one. */
+  blockedPrompt(): { action: Action; rule: PromptRule | null } | null {
+    const a = this.promptAction;
+    if (!a || this.watchdog.state !== 'blocked') return null;
+    return { action: a, rule: this.opts.bundle.current.rules.prompts.find((r) => r.id === a.rule) ?? null };
+  }
+
   private onTransition(t: Transition): void {
+    if (t.to !== 'blocked') this.promptAction = undefined;
     this.log.info({ from: t.from, to: t.to, reason: t.reason }, `state ${t.to} (${t.reason.code})`);
     this.evidence.transition(t, iso);
     this.summary.transition(t);
@@ -460,6 +470,7 @@ export class LiveJob {
   }
 
   private onAction(a: Action): void {
+    if (a.prompt !== null) this.promptAction = a;
     this.log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
     // Evidence first, synchronously: the record exists before a key is sent.
     this.evidence.action(a, iso);

@@ -30,3 +30,22 @@ export interface RedeemedCode {
 
 /** The evidence label of a person's web act. */
 export const webActor = (name: string): string => `${name}@web`;
+
+/** What the server asks of the token and code store (auth-store.ts). */
+export interface AuthStore {
+  verifyToken(token: string, now: number): Promise<Person | null>;
+  redeemCode(code: string, now: number): RedeemedCode | null;
+  startSession(person: Person, now: number): { id: string; session: Session };
+  session(id: string, now: number): Session | null;
+  endSession(id: string): void;
+  audit(entry: AuditEntry, now: number): void;
+}
+
+export interface AuditEntry {
+  who: string;
+  action: string;
+  job?: string;
+  ok: boolean;
+  ip?: string;
+  detail?: string;
+}

@@ -180,6 +180,9 @@ export class DaemonProc {
     private readonly env: Record<string, string | undefined>,
   ) {}
 
+  /** The web view's base URL, from the start line, when the daemon runs with --http. */
+  web: string | null = null;
+
   get socket(): string {
     return join(this.state, 'run', 'nightshift.sock');
   }
@@ -312,7 +315,8 @@ export class Scope {
     const proc = startCli(['daemon', '--state', state, ...FAST, ...args], { env: allEnv });
     const d = new DaemonProc(state, proc, proc.child.pid!, allEnv);
     this.daemons.push(d);
-    await proc.waitForLine((l) => l.startsWith('nightshift daemon: pid '), 15_000, 'the daemon start line');
+    const line = await proc.waitForLine((l) => l.startsWith('nightshift daemon: pid '), 15_000, 'the daemon start line');
+    d.web = /, web (https?:\/\/[^\s,]+)/.exec(line)?.[1] ?? null;
     return d;
   }
 

@@ -1,11 +1,14 @@
 /** Handlers that read or change a job on the board: submit, show, cancel, and finding a live job. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { JobRecord } from '../../board/types.js';
 import { loadPolicy } from '../../rules/policy-file.js';
 import { InputError } from '../../util/errors.js';
 import type { Daemon } from '../daemon.js';
 import type { DaemonJob } from '../daemon-job.js';
 import { reasonText } from '../reason-text.js';
+import { promptView } from './prompt-view.js';
+import { choiceLabel } from '../../web/choice-labels.js';
 import { maskJob } from '../job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
@@ -69,6 +72,7 @@ export function show(d: Daemon, idOrName: string) {
     rules_coverage: job?.live.rulesCoverage ?? null,
     warnings: job?.live.warnings ?? [],
     screen: job ? job.live.screen.text() : finalScreen(rec),
+    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.live.screen.snapshot().rows, choiceLabel) : null,
     evidence: lastEvidence(rec, 3),
     pages: d.pager.history(rec.id),
   };
@@ -88,6 +92,22 @@ function lastEvidence(rec: JobRecord, n: number): Record<string, unknown>[] {
   if (!rec.paths || !existsSync(rec.paths.evidence)) return [];
   const lines = readFileSync(rec.paths.evidence, 'utf8').split('\n').filter(Boolean);
   return lines.slice(-n).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** The evidence timeline (the web's job page): the last `limit` records, read without holding the event loop. */
+export async function evidence(d: Daemon, idOrName: string, limit: number): Promise<{ records: Record<string, unknown>[] }> {
+  const rec = d.board.require(idOrName);
+  if (!rec.paths || !existsSync(rec.paths.evidence)) return { records: [] };
+  const lines = (await readFile(rec.paths.evidence, 'utf8')).split('\n').filter(Boolean).slice(-limit);
+  const records = lines.flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Record<string, unknown>];
+    } catch {
+      // A line cut short by a crash or a full disk: the rest of the timeline still reads.
+      return [];
+    }
+  });
+  return { records: redactDeep(records, redactorFor(rec.env)) };
 }
 
 export function cancel(d: Daemon, idOrName: string, who = 'unknown') {

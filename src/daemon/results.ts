@@ -1,0 +1,187 @@
+/**
+ * What each daemon command answers, as zod schemas: the command table
+ * (commands.ts) names one per command, the compiler checks each handler's
+ * return against it, and the CLI checks every reply against it
+ * (daemon-client.ts). Field names are a public interface (README "Task
+ * board JSON"); the compile-time checks at the end keep these schemas and
+ * the records of board/types.ts in step.
+ *
+ * No transforms or defaults: the CLI prints the reply as the daemon sent
+ * it, so a schema's output must be its input.
+ */
+import { z } from 'zod';
+import type { JobRecord, TransitionRecord } from '../board/types.js';
+import type { OutboxRow } from '../notify/outbox.js';
+import { PAGE_KINDS, type Page } from '../notify/page.js';
+
+const iso = z.string();
+const isoOrNull = iso.nullable();
+export const jobStateSchema = z.enum(['queued', 'running', 'blocked', 'done']);
+
+export const jobReasonSchema = z.object({
+  code: z.string(),
+  rule: z.string().optional(),
+  class: z.string().optional(),
+  detail: z.string().optional(),
+  exit_code: z.number().nullable().optional(),
+  signal: z.string().nullable().optional(),
+});
+
+const budgetsSchema = z.object({ wall_ms: z.number().nullable(), tokens: z.number().nullable(), no_progress_ms: z.number().nullable(), steps: z.number().nullable() });
+
+const resumeFromSchema = z.object({
+  job: z.string(),
+  transcript: z.string(),
+  lines: z.number(),
+  last_event: z.string().nullable(),
+  goal: z.string(),
+  by: z.string().optional(),
+});
+
+const jobPathsSchema = z.object({ dir: z.string(), recording: z.string(), events: z.string(), log: z.string(), evidence: z.string(), summary: z.string() });
+
+/** A board record (board/types.ts JobRecord), as board, show and submit hand it out. */
+export const jobRecordSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  state: jobStateSchema,
+  reason: jobReasonSchema,
+  command: z.array(z.string()),
+  cwd: z.string(),
+  env: z.record(z.string(), z.string()),
+  policy: z.string().nullable(),
+  rules: z.string().nullable(),
+  budgets: budgetsSchema,
+  priority: z.number(),
+  after: z.array(z.string()),
+  resume_from: resumeFromSchema.nullable(),
+  created: iso,
+  started: isoOrNull,
+  ended: isoOrNull,
+  last_activity: isoOrNull,
+  exit: z.object({ code: z.number(), signal: z.string().nullable() }).nullable(),
+  paths: jobPathsSchema.nullable(),
+  tokens_used: z.number().nullable(),
+});
+
+export const transitionSchema = z.object({ job: z.string(), time: iso, state: jobStateSchema, reason: jobReasonSchema });
+
+/** A live job's warning (supervisor/tree-agent.ts JobWarning). */
+const warningSchema = z.object({ code: z.literal('no-transcript'), message: z.string(), time: iso });
+
+const pageSchema = z.object({
+  key: z.string(),
+  job: z.string(),
+  name: z.string(),
+  state: z.string(),
+  reason: z.string(),
+  kind: z.enum(PAGE_KINDS),
+  rule: z.string().nullable(),
+  class: z.string().nullable(),
+  prompt: z.string().nullable(),
+  screen: z.array(z.string()),
+  answer_command: z.string(),
+  commands: z.array(z.string()).optional(),
+  command: z.string().optional(),
+  time: iso,
+  urgent: z.boolean(),
+});
+
+/** One row of the pager's outbox (notify/outbox.ts), as show lists a job's pages. */
+const outboxRowSchema = z.object({
+  id: z.number(),
+  key: z.string(),
+  job: z.string(),
+  notifier: z.string(),
+  page: pageSchema,
+  status: z.enum(['pending', 'delivered', 'acked', 'resolved', 'dropped']),
+  round: z.number(),
+  attempts: z.number(),
+  next_at: z.number(),
+  in_flight_until: z.number().nullable(),
+  created_at: z.number(),
+  delivered_at: z.number().nullable(),
+  closed_at: z.number().nullable(),
+  last_error: z.string().nullable(),
+});
+
+const signalsSchema = z.object({
+  last_screen_change: isoOrNull,
+  last_output: isoOrNull,
+  last_tool_event: isoOrNull,
+  tools_in_flight: z.number(),
+  child_busy: z.boolean(),
+  prompt_candidate: z.object({ rule: z.string(), since: isoOrNull }).nullable(),
+});
+
+const rulesCoverageSchema = z.object({
+  agent: z.string(),
+  version: z.string().nullable(),
+  checked: z.array(z.string()).readonly(),
+  covered: z.boolean().nullable(),
+  note: z.string(),
+});
+
+/** An evidence line is a record of its own kind (verdict, decision, answer…): free-form here. */
+const evidenceSchema = z.record(z.string(), z.unknown());
+
+export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional() });
+
+/** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
+const promptViewSchema = z.object({
+  text: z.string(),
+  rule: z.string().nullable(),
+  class: z.string().nullable(),
+  decision: z.string(),
+  layer: z.string(),
+  why: z.string(),
+  command: z.string().nullable(),
+  choices: z.array(z.object({ choice: z.enum(['answer', 'decline']), keys: z.array(z.string()), label: z.string() })),
+});
+
+export const shownSchema = z.object({
+  job: jobRecordSchema,
+  transitions: z.array(transitionSchema),
+  signals: signalsSchema.nullable(),
+  rules_coverage: rulesCoverageSchema.nullable(),
+  warnings: z.array(warningSchema),
+  screen: z.string().nullable(),
+  evidence: z.array(evidenceSchema),
+  pages: z.array(outboxRowSchema),
+  prompt: promptViewSchema.nullable(),
+});
+
+export const evidenceListSchema = z.object({ records: z.array(evidenceSchema) });
+
+const loopDelaySchema = z.object({ max_ms: z.number(), p99_ms: z.number(), mean_ms: z.number(), samples: z.number(), since: iso });
+
+export const statusSchema = z.object({
+  pid: z.number(),
+  state_dir: z.string(),
+  counts: z.object({ queued: z.number(), running: z.number(), blocked: z.number(), done: z.number() }),
+  max_running: z.number(),
+  event_loop: loopDelaySchema,
+});
+
+export const submittedSchema = z.object({ job: jobRecordSchema, notice: z.string().nullable() });
+export const boardSchema = z.object({ jobs: z.array(boardRowSchema) });
+export const answeredSchema = z.object({ job: z.string(), keys: z.array(z.string()).readonly(), answered_by: z.string() });
+export const jobIdSchema = z.object({ job: z.string() });
+export const continuedSchema = z.object({ job: z.string(), by: z.string(), was: z.string() });
+export const keyedSchema = z.object({ job: z.string(), key: z.string() });
+export const cancelledSchema = z.object({ job: z.string(), cancelled: z.boolean(), by: z.string() });
+export const ackedSchema = z.object({ job: z.string(), acknowledged: z.number() });
+/** null when the client ended the attach itself (detach): the daemon's reply never came. */
+export const attachedSchema = z.object({ job: z.string(), state: jobStateSchema }).nullable();
+export const stoppingSchema = z.object({ stopping: z.enum(['drain', 'now']), running: z.number() });
+
+/** Both ways assignable: the schema and the hand-written type describe the same record. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+/** Compile-time only: a field added to a record type but not here (or the other way) fails the build. */
+export type SchemasMatchTypes = [
+  Assert<Same<z.output<typeof jobRecordSchema>, JobRecord>>,
+  Assert<Same<z.output<typeof transitionSchema>, TransitionRecord>>,
+  Assert<Same<z.output<typeof pageSchema>, Page>>,
+  Assert<Same<z.output<typeof outboxRowSchema>, OutboxRow>>,
+];

@@ -1,0 +1,96 @@
+/**
+ * The HTTP API under /api/v1: one route per command of the daemon's command
+ * table that names one (src/daemon/commands.ts). Arguments are the path's
+ * parameters plus the body (POST) or the query (GET), checked by the same
+ * schema as on the socket; `who` is always the signed-in person, never what
+ * the client says, so the evidence reads `human:NAME@web`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { CallContext, Commands, DaemonCommand } from '../daemon/command.js';
+import { HandlerError } from '../daemon/command.js';
+import { InputError } from '../util/errors.js';
+import { callerOf, ipOf, refusal, refuse, type Caller } from './identity.js';
+import { webActor, type AuthStore } from './types.js';
+
+export const API = '/api/v1';
+
+export interface ApiDeps {
+  readonly commands: Commands;
+  readonly auth: AuthStore;
+  readonly now: () => number;
+  readonly onError: (e: unknown) => void;
+}
+
+/** HTTP has no streams: a handler that tries one is told so. */
+const NO_STREAM: CallContext = {
+  stream: () => {
+    throw new InputError('this command streams; use the WebSocket routes or the CLI');
+  },
+  onInput: () => undefined,
+  onClose: () => undefined,
+  closed: false,
+};
+
+export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
+  for (const cmd of deps.commands.list) {
+    if (!cmd.http || cmd.role === 'local') continue;
+    app.route({
+      method: cmd.http.method,
+      url: API + cmd.http.path,
+      handler: (req, reply) => callCommand(cmd, req, reply, deps),
+    });
+  }
+}
+
+/** The caller, or a 401/403 already sent. Every refusal of a write is audited. */
+export async function authorize(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, need: DaemonCommand['role'], what: string): Promise<Caller | null> {
+  const caller = await callerOf(req, deps.auth, deps.now());
+  const write = req.method !== 'GET';
+  const r = refusal(caller, need, write, req);
+  if (!r) return caller;
+  if (write || r.status === 403) deps.auth.audit({ who: caller?.person.name ?? '-', action: what, ok: false, ip: ipOf(req), detail: r.error }, deps.now());
+  refuse(reply, r);
+  return null;
+}
+
+async function callCommand(cmd: DaemonCommand, req: FastifyRequest, reply: FastifyReply, deps: ApiDeps): Promise<unknown> {
+  const caller = await authorize(req, reply, deps, cmd.role, cmd.name);
+  if (!caller) return reply;
+  const args = argsOf(cmd, req, caller);
+  const job = typeof args.job === 'string' ? args.job : undefined;
+  const write = req.method !== 'GET';
+  try {
+    const result = await deps.commands.run(cmd.name, args, NO_STREAM);
+    if (write) deps.auth.audit({ who: caller.person.name, action: cmd.name, ...(job ? { job } : {}), ok: true, ip: ipOf(req) }, deps.now());
+    return reply.send(result ?? null);
+  } catch (e) {
+    const status = statusOf(e);
+    if (status === 500) deps.onError(e);
+    if (write) deps.auth.audit({ who: caller.person.name, action: cmd.name, ...(job ? { job } : {}), ok: false, ip: ipOf(req), detail: messageOf(e) }, deps.now());
+    return reply.code(status).send({ error: messageOf(e) });
+  }
+}
+
+function argsOf(cmd: DaemonCommand, req: FastifyRequest, caller: Caller): Record<string, unknown> {
+  const extra = req.method === 'GET' ? req.query : req.body;
+  const args: Record<string, unknown> = { ...(isRecord(extra) ? extra : {}), ...(req.params as Record<string, string>) };
+  delete args.who;
+  if (takesWho(cmd)) args.who = webActor(caller.person.name);
+  return args;
+}
+
+function takesWho(cmd: DaemonCommand): boolean {
+  return cmd.args instanceof z.ZodObject && 'who' in cmd.args.shape;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A job that is not there is 404; a request that does not fit (bad args, a job not blocked) 400; the daemon's own fault 500. */
+function statusOf(e: unknown): number {
+  if (e instanceof HandlerError) return 500;
+  if (e instanceof InputError) return /^no job /i.test(e.message) ? 404 : 400;
+  return 500;
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

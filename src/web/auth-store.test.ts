@@ -1,0 +1,194 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../board/db.js';
+import { InputError } from '../util/errors.js';
+import { SESSION_IDLE_MS, SESSION_MAX_MS, WebAuth } from './auth-store.js';
+
+const T0 = Date.UTC(2026, 0, 1, 3, 0, 0);
+const MIN = 60_000;
+const open: Array<{ dir: string; db: Database; auth: WebAuth }> = [];
+
+function store(): { dir: string; db: Database; auth: WebAuth } {
+  const dir = mkdtempSync(join(tmpdir(), 'ns-web-auth-'));
+  const db = openDatabase(dir);
+  const s = { dir, db, auth: new WebAuth(db, { auditPath: join(dir, 'web-audit.jsonl') }) };
+  open.push(s);
+  return s;
+}
+
+afterEach(async () => {
+  for (const s of open.splice(0)) {
+    await s.auth.close();
+    s.db.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+/** Every byte SQLite wrote for the state dir: the main file and its WAL. */
+const dbBytes = (dir: string): string =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith('board.sqlite'))
+    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+    .join('');
+
+describe('WebAuth tokens', () => {
+  it('stores no token: neither the token nor its secret part is in the database file', async () => {
+    const { dir, auth } = store();
+    const { token } = auth.createToken('alice', 'operator', T0);
+    expect(token).toMatch(/^nst_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(await auth.verifyToken(token, T0)).toEqual({ name: 'alice', role: 'operator' });
+    const bytes = dbBytes(dir);
+    expect(bytes).not.toContain(token);
+    expect(bytes).not.toContain(token.slice(21));
+  });
+
+  it('refuses a wrong secret, a malformed token and an unknown id', async () => {
+    const { auth } = store();
+    const { token } = auth.createToken('alice', 'viewer', T0);
+    const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+    expect(await auth.verifyToken(flipped, T0)).toBeNull();
+    expect(await auth.verifyToken('nst_nothex_x', T0)).toBeNull();
+    expect(await auth.verifyToken(`nst_0000000000000000_${token.slice(21)}`, T0)).toBeNull();
+  });
+
+  it('a new token replaces the old one, ends its sessions, and takes the new role', async () => {
+    const { auth } = store();
+    const old = auth.createToken('alice', 'operator', T0).token;
+    const { id } = auth.startSession({ name: 'alice', role: 'operator' }, T0);
+    const fresh = auth.createToken('alice', 'viewer', T0 + MIN).token;
+    expect(await auth.verifyToken(old, T0 + MIN)).toBeNull();
+    expect(await auth.verifyToken(fresh, T0 + MIN)).toEqual({ name: 'alice', role: 'viewer' });
+    expect(auth.session(id, T0 + MIN)).toBeNull();
+  });
+
+  it('revoke refuses the token, its sessions and unused codes; a new token re-enables the person', async () => {
+    const { auth } = store();
+    const { token } = auth.createToken('bob', 'operator', T0);
+    const { id } = auth.startSession({ name: 'bob', role: 'operator' }, T0);
+    const code = auth.mintCode({ name: 'bob', role: 'operator' }, { kind: 'login', next: '/' }, 10 * MIN, T0);
+    expect(auth.revoke('bob', T0 + MIN)).toBe(true);
+    expect(auth.revoke('nobody', T0 + MIN)).toBe(false);
+    expect(await auth.verifyToken(token, T0 + MIN)).toBeNull();
+    expect(auth.session(id, T0 + MIN)).toBeNull();
+    expect(auth.redeemCode(code, T0 + MIN)).toBeNull();
+    expect(auth.list()).toEqual([{ name: 'bob', role: 'operator', created: new Date(T0).toISOString(), last_used: null, revoked: new Date(T0 + MIN).toISOString() }]);
+    const again = auth.createToken('bob', 'viewer', T0 + 2 * MIN).token;
+    expect(await auth.verifyToken(again, T0 + 2 * MIN)).toEqual({ name: 'bob', role: 'viewer' });
+    expect(auth.list()[0]).toMatchObject({ revoked: null, created: new Date(T0 + 2 * MIN).toISOString() });
+  });
+
+  it('records last_used, at most once a minute', async () => {
+    const { auth } = store();
+    const { token } = auth.createToken('carol', 'viewer', T0);
+    expect(auth.list()[0]!.last_used).toBeNull();
+    await auth.verifyToken(token, T0 + 1000);
+    await auth.verifyToken(token, T0 + 2000);
+    expect(auth.list()[0]!.last_used).toBe(new Date(T0 + 1000).toISOString());
+    await auth.verifyToken(token, T0 + 1000 + MIN);
+    expect(auth.list()[0]!.last_used).toBe(new Date(T0 + 1000 + MIN).toISOString());
+  });
+
+  it('names are case-insensitive; a bad name or role is an InputError naming the value', () => {
+    const { auth } = store();
+    auth.createToken('Dave.OPS', 'operator', T0);
+    expect(auth.list().map((p) => p.name)).toEqual(['dave.ops']);
+    expect(() => auth.createToken('no spaces', 'operator', T0)).toThrow(InputError);
+    expect(() => auth.createToken('no spaces', 'operator', T0)).toThrow(/bad person name "no spaces"/);
+    expect(() => auth.createToken('-x', 'operator', T0)).toThrow(/"-x"/);
+    expect(() => auth.createToken('x'.repeat(65), 'operator', T0)).toThrow(InputError);
+    expect(() => auth.createToken('erin', 'admin' as never, T0)).toThrow(/bad role "admin"/);
+  });
+});
+
+describe('WebAuth codes', () => {
+  const alice = { name: 'alice', role: 'operator' } as const;
+
+  it('is single use, url-safe, and not stored', () => {
+    const { dir, auth } = store();
+    const code = auth.mintCode(alice, { kind: 'login', next: '/jobs/fix' }, 10 * MIN, T0);
+    expect(code).toMatch(/^nsc_[A-Za-z0-9_-]{43}$/);
+    expect(encodeURIComponent(code)).toBe(code);
+    expect(dbBytes(dir)).not.toContain(code);
+    expect(auth.redeemCode(code, T0 + 1)).toEqual({ person: alice, purpose: { kind: 'login', next: '/jobs/fix' } });
+    expect(auth.redeemCode(code, T0 + 2)).toBeNull();
+    expect(auth.redeemCode('nsc_unknown', T0)).toBeNull();
+  });
+
+  it('expires after its ttl', () => {
+    const { auth } = store();
+    const purpose = { kind: 'action', job: 'fix', action: 'decline', episode: 'e1' } as const;
+    const a = auth.mintCode(alice, purpose, 10 * MIN, T0);
+    const b = auth.mintCode(alice, purpose, 10 * MIN, T0);
+    expect(auth.redeemCode(a, T0 + 10 * MIN - 1)).toEqual({ person: alice, purpose });
+    expect(auth.redeemCode(b, T0 + 10 * MIN)).toBeNull();
+  });
+
+  it('works for a person with no token (the on-call identity); not once their token is revoked', () => {
+    const { auth } = store();
+    const oncall = { name: 'oncall', role: 'operator' } as const;
+    expect(auth.redeemCode(auth.mintCode(oncall, { kind: 'login', next: '/' }, MIN, T0), T0)).not.toBeNull();
+    auth.createToken('oncall', 'operator', T0);
+    const code = auth.mintCode(oncall, { kind: 'login', next: '/' }, MIN, T0);
+    auth.revoke('oncall', T0);
+    expect(auth.redeemCode(code, T0)).toBeNull();
+  });
+
+  it('refuses a login that would lead off the site', () => {
+    const { auth } = store();
+    expect(() => auth.mintCode(alice, { kind: 'login', next: '//evil.example/' }, MIN, T0)).toThrow(InputError);
+    expect(() => auth.mintCode(alice, { kind: 'login', next: 'https://evil.example/' }, MIN, T0)).toThrow(InputError);
+  });
+});
+
+describe('WebAuth sessions', () => {
+  const alice = { name: 'alice', role: 'viewer' } as const;
+
+  it('gives a random csrf, stores only a hash of the id, and ends on endSession', () => {
+    const { dir, auth } = store();
+    const a = auth.startSession(alice, T0);
+    const b = auth.startSession(alice, T0);
+    expect(a.id).not.toBe(b.id);
+    expect(a.session.csrf).not.toBe(b.session.csrf);
+    expect(a.session.csrf.length).toBeGreaterThanOrEqual(43);
+    expect(dbBytes(dir)).not.toContain(a.id);
+    expect(auth.session(a.id, T0 + 1)).toEqual({ ...alice, csrf: a.session.csrf });
+    auth.endSession(a.id);
+    expect(auth.session(a.id, T0 + 2)).toBeNull();
+    expect(auth.session(b.id, T0 + 2)).not.toBeNull();
+    expect(auth.session('nss_unknown', T0)).toBeNull();
+  });
+
+  it('ends after 12 h idle; use keeps it alive up to 7 days', () => {
+    const { auth } = store();
+    const idle = auth.startSession(alice, T0).id;
+    expect(auth.session(idle, T0 + SESSION_IDLE_MS - 1)).not.toBeNull();
+    const busy = auth.startSession(alice, T0).id;
+    expect(auth.session(idle, T0 + 2 * SESSION_IDLE_MS)).toBeNull();
+    let t = T0;
+    while (t + SESSION_IDLE_MS / 2 < T0 + SESSION_MAX_MS) {
+      t += SESSION_IDLE_MS / 2;
+      expect(auth.session(busy, t)).not.toBeNull();
+    }
+    expect(auth.session(busy, T0 + SESSION_MAX_MS)).toBeNull();
+  });
+});
+
+describe('WebAuth audit', () => {
+  it('writes one JSON line per action to a 0600 file, with credentials scrubbed', async () => {
+    const { dir, auth } = store();
+    const { token } = auth.createToken('alice', 'operator', T0);
+    auth.audit({ who: 'alice', action: 'answer', job: 'fix', ok: true, ip: '127.0.0.1' }, T0);
+    auth.audit({ who: 'mallory', action: 'login', ok: false, detail: `bad token ${token}` }, T0 + 1);
+    await auth.close();
+    const file = join(dir, 'web-audit.jsonl');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(token.slice(21));
+    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { time: new Date(T0).toISOString(), who: 'alice', action: 'answer', job: 'fix', ok: true, ip: '127.0.0.1' },
+      { time: new Date(T0 + 1).toISOString(), who: 'mallory', action: 'login', ok: false, detail: 'bad token nst_[redacted]' },
+    ]);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * `nightshift daemon --http HOST:PORT`: the web view and the HTTP API, on
+ * fastify. Off unless asked for; loopback as it is, anything else with TLS
+ * or --http-insecure (listen.ts). Every response carries a strict
+ * Content-Security-Policy: the pages load only their own scripts.
+ */
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Commands } from '../daemon/command.js';
+import type { Daemon } from '../daemon/daemon.js';
+import { API, registerApi, type ApiDeps } from './api.js';
+import { assets } from './assets.js';
+import { registerRecording } from './recording.js';
+import { LOGIN_LIMIT, redeem, registerSessionRoutes } from './session-routes.js';
+import { runCodeAction } from './actions.js';
+import { ipOf } from './identity.js';
+import { registerTerminal } from './terminal.js';
+import type { ListenPlan } from './listen.js';
+import type { AuthStore } from './types.js';
+
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // xterm.js and asciinema-player set element styles at run time.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  // A login code in a URL must not leave in a Referer.
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+export interface WebServerDeps {
+  readonly daemon: Daemon;
+  readonly commands: Commands;
+  readonly auth: AuthStore;
+  readonly now: () => number;
+  readonly onError: (e: unknown) => void;
+}
+
+export class WebServer {
+  private constructor(
+    private readonly app: FastifyInstance,
+    /** The address it listens on, as a base URL (port 0 resolved). */
+    readonly url: string,
+  ) {}
+
+  static async start(plan: ListenPlan, deps: WebServerDeps): Promise<WebServer> {
+    const app = Fastify({
+      ...(plan.tls ? { https: { cert: plan.tls.cert, key: plan.tls.key } } : {}),
+      // A TLS proxy on this machine (Caddy) says the scheme in X-Forwarded-Proto; the cookie is then Secure.
+      trustProxy: 'loopback',
+      bodyLimit: 64 * 1024,
+      logger: false,
+    });
+    await app.register(fastifyCookie);
+    await app.register(fastifyRateLimit, { global: false });
+    await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+    app.addHook('onSend', async (req, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      if (req.url.startsWith(API)) reply.header('cache-control', 'no-store');
+    });
+    const api: ApiDeps = { commands: deps.commands, auth: deps.auth, now: deps.now, onError: deps.onError };
+    registerSessionRoutes(app, api);
+    registerApi(app, api);
+    registerTerminal(app, deps.daemon, api);
+    registerRecording(app, deps.daemon, api);
+    registerPages(app, api);
+    registerCodeActions(app, deps.daemon, api);
+    const address = await app.listen({ host: plan.host, port: plan.port });
+    const port = new URL(address).port;
+    const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
+    return new WebServer(app, `${plan.tls ? 'https' : 'http'}://${host}:${port}`);
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+}
+
+/** The board at /, a job at /jobs/NAME (with ?code=, a page's link signs in first), web/ at /assets/, the vendor builds at /vendor/. */
+function registerPages(app: FastifyInstance, api: ApiDeps): void {
+  const files = assets();
+  void app.register(fastifyStatic, { root: files.web, prefix: '/assets/', index: false, wildcard: true });
+  app.get('/', (_req, reply) => reply.sendFile('index.html'));
+  app.get('/jobs/:job', (req, reply) => {
+    if ((req.query as { code?: unknown }).code !== undefined) {
+      return redeem(req, reply, api, `/jobs/${encodeURIComponent((req.params as { job: string }).job)}`);
+    }
+    return reply.sendFile('job.html');
+  });
+  app.get('/vendor/*', (req, reply) => {
+    const file = files.vendor.get((req.params as { '*': string })['*']);
+    if (!file) return reply.code(404).send({ error: 'no such file' });
+    return reply.type(file.endsWith('.css') ? 'text/css' : 'text/javascript').header('cache-control', 'public, max-age=3600').send(createReadStream(file));
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: `nothing at ${basename(req.url.split('?')[0] ?? '')}` }));
+}
+
+/**
+ * POST /a/CODE: a page's one-tap action (ntfy's Decline). The single-use
+ * code is the credential, so it is rate-limited like a login; what it may
+ * still do is decided against the job as it is now (actions.ts).
+ */
+function registerCodeActions(app: FastifyInstance, d: Daemon, api: ApiDeps): void {
+  app.post('/a/:code', { config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
+    const code = (req.params as { code: string }).code;
+    const got = code.length <= 256 ? api.auth.redeemCode(code, api.now()) : null;
+    if (!got) {
+      api.auth.audit({ who: '-', action: 'code-action', ok: false, ip: ipOf(req), detail: 'unknown, used or expired code' }, api.now());
+      return reply.code(401).send({ error: 'this link has expired or was used' });
+    }
+    const r = await runCodeAction(d, got, ipOf(req));
+    return reply.code(r.status).send(r.status === 200 ? { message: r.message } : { error: r.message });
+  });
+}

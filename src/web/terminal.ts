@@ -1,0 +1,90 @@
+/**
+ * GET /api/v1/jobs/NAME/terminal (WebSocket): the job's screen as it is now
+ * (serialized escape sequences), then its live output, then `end`. JSON text
+ * frames: {type:'snapshot', cols, rows, data}, {type:'output', data},
+ * {type:'end', reason}. Read-only: answers go through the API's POSTs, which
+ * check the role and record who.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { Daemon } from '../daemon/daemon.js';
+import { reasonText } from '../daemon/reason-text.js';
+import { redactorFor } from '../notify/secrets.js';
+import { API, authorize, type ApiDeps } from './api.js';
+
+/**
+ * A phone on a slow link must not make the daemon hold a flood: past this
+ * much unsent output the socket is closed (4000), and the page reconnects
+ * to a fresh snapshot.
+ */
+export const MAX_BUFFERED = 4 * 1024 * 1024;
+export const FELL_BEHIND = 4000;
+
+export function registerTerminal(app: FastifyInstance, d: Daemon, deps: ApiDeps): void {
+  app.get(
+    `${API}/jobs/:job/terminal`,
+    {
+      websocket: true,
+    // The cookie goes with a WebSocket from any site: a page elsewhere must not read the terminal with it.
+      preValidation: async (req, reply) => {
+        if (!sameOrigin(req)) return reply.code(403).send({ error: 'cross-site WebSocket refused' });
+        if (!(await authorize(req, reply, deps, 'viewer', 'terminal'))) return reply;
+        return undefined;
+      },
+    },
+    (socket, req) => void stream(d, socket, (req.params as { job: string }).job),
+  );
+}
+
+async function stream(d: Daemon, ws: WebSocket, name: string): Promise<void> {
+  const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+  let rec;
+  try {
+    rec = d.board.require(name);
+  } catch (e) {
+    send({ type: 'end', reason: (e as Error).message });
+    return ws.close(1008, 'no such job');
+  }
+  const job = d.jobs.get(rec.id);
+  if (!job) {
+    const last = rec.state === 'done' ? d.board.get(rec.id) : rec;
+    send({ type: 'snapshot', cols: 80, rows: 24, data: '' });
+    send({ type: 'end', reason: `${rec.name} is ${last?.state}: ${last ? reasonText(last.reason) : ''}` });
+    return ws.close(1000);
+  }
+  const live = job.live;
+  // The job's own secrets, as in its evidence; a value split across two chunks of output is not caught (README: limits).
+  const redact = redactorFor(rec.env);
+  // Subscribed before the snapshot is taken: serialize() covers exactly what came before.
+  const early: string[] = [];
+  let ready = false;
+  const forward = (data: string): void => {
+    if (!ready) return void early.push(data);
+    if (ws.bufferedAmount > MAX_BUFFERED) return void ws.close(FELL_BEHIND, 'fell behind; reconnect for a fresh screen');
+    send({ type: 'output', data: redact(data) });
+  };
+  const stop = live.watchOutput(forward);
+  ws.on('close', stop);
+  ws.on('error', () => ws.terminate());
+  const data = await live.screen.serialize();
+  send({ type: 'snapshot', cols: live.screen.cols, rows: live.screen.rows, data: redact(data) });
+  ready = true;
+  for (const chunk of early.splice(0)) forward(chunk);
+  void live.finished.then(() => {
+    stop();
+    const after = d.board.get(rec.id);
+    send({ type: 'end', reason: after ? `${after.state}: ${reasonText(after.reason)}` : 'ended' });
+    ws.close(1000);
+  });
+}
+
+function sameOrigin(req: FastifyRequest): boolean {
+  const origin = req.headers.origin;
+  // Non-browser clients send no Origin; they authenticate with a bearer token or a cookie they hold themselves.
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,62 @@
+// The job page, /jobs/NAME: the question and its buttons, the live
+// terminal, the other acts, the evidence and the recording. The job record
+// (GET …/jobs/NAME) is polled every 2 s; the terminal is pushed.
+import { get, jobPath } from './api.js';
+import { actionPanel } from './actions.js';
+import { renderQuestion } from './prompt.js';
+import { recordingPanel } from './recording.js';
+import { liveTerminal, terminalBox } from './terminal.js';
+import { renderTimeline } from './timeline.js';
+import { $, every, reasonText, signedIn, statePill } from './ui.js';
+
+const POLL_MS = 2000;
+
+/** The job's name from /jobs/NAME (or ?job=NAME, for the page opened as a file name). */
+function jobName() {
+  const m = /^\/jobs\/([^/]+)\/?$/.exec(location.pathname);
+  return m ? decodeURIComponent(m[1]) : new URLSearchParams(location.search).get('job') ?? '';
+}
+
+async function main() {
+  const name = jobName();
+  document.title = `nightshift: ${name}`;
+  $('#title').textContent = name;
+  const who = await signedIn();
+  if (!who) return;
+  const canAct = who.role === 'operator';
+
+  const acted = (text) => {
+    $('#act-ok').textContent = text;
+    refresh();
+  };
+  const updateActs = actionPanel($('#actions'), name, canAct, acted);
+  recordingPanel($('#recording'), name);
+  const term = terminalBox();
+  $('#terminal-card').append(term.wrap, term.line);
+  liveTerminal(term.host, name, term.status);
+
+  let question = '';
+  let evidence = '';
+  const refresh = async () => {
+    const shown = await get(jobPath(name));
+    const { job } = shown;
+    $('#state').replaceChildren(statePill(job));
+    $('#reason').textContent = `Reason: ${reasonText(job.reason)}`;
+    updateActs(job);
+    // Redrawn only when it changed: an open confirm box must survive a poll.
+    const q = JSON.stringify([shown.prompt, job.state]);
+    if (q !== question) {
+      question = q;
+      renderQuestion($('#question'), shown, canAct, acted);
+    }
+    // show carries the last few evidence records: the full list is fetched when they move.
+    const ev = JSON.stringify([shown.evidence, job.state]);
+    if (ev !== evidence) {
+      evidence = ev;
+      renderTimeline($('#timeline'), (await get(jobPath(name, '/evidence'))).records ?? []);
+    }
+  };
+  every(POLL_MS, refresh);
+}
+
+main();

@@ -1,0 +1,101 @@
+// The job's live screen: xterm.js (window.Terminal, from /vendor/xterm)
+// fed by the WebSocket …/terminal. The first message is a snapshot of the
+// screen (written as is, after a reset), then output as it comes, then
+// `end`. Read-only: a person types through the send box, which records it.
+// Screen-reader mode keeps the screen's text in the DOM, for assistive
+// technology (and the browser tests).
+import { el } from './ui.js';
+
+/** Fonts a phone can still read; below MIN the terminal scrolls sideways instead of shrinking. */
+const MIN_FONT = 8;
+const MAX_FONT = 15;
+const RETRY_MS = 2000;
+
+/** Opens the terminal in `host` and connects it; `status(text)` reports the connection in words. */
+export function liveTerminal(host, name, status) {
+  const term = new window.Terminal({
+    screenReaderMode: true,
+    disableStdin: true,
+    convertEol: false,
+    cols: 120,
+    rows: 40,
+    fontSize: 12,
+    scrollback: 2000,
+    fontFamily: 'ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace',
+  });
+  term.open(host);
+  const fit = fitter(term, host);
+  window.addEventListener('resize', fit.now);
+  let ended = false;
+
+  const connect = () => {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${proto}//${location.host}/api/v1/jobs/${encodeURIComponent(name)}/terminal`);
+    status('connecting…');
+    ws.addEventListener('message', (ev) => {
+      const m = JSON.parse(ev.data);
+      if (m.type === 'snapshot') {
+        term.reset();
+        if (m.cols && m.rows) term.resize(m.cols, m.rows);
+        term.write(m.data, fit.soon);
+        status('live');
+      } else if (m.type === 'output') {
+        term.write(m.data, fit.soon);
+      } else if (m.type === 'end') {
+        ended = true;
+        status(`the job ended${m.reason ? ` (${m.reason})` : ''}: this is its last screen`);
+      } else if (m.type === 'error') {
+        ended = true;
+        status(m.error ?? 'the terminal is not available');
+      }
+    });
+    ws.addEventListener('close', (ev) => {
+      if (ended) return;
+      // 1008 (policy): not signed in or not allowed; retrying would not help.
+      if (ev.code === 1008 || ev.code === 4401 || ev.code === 4403) return status(`not allowed to watch (${ev.reason || ev.code})`);
+      status(`disconnected; retrying in ${RETRY_MS / 1000} s`);
+      setTimeout(connect, RETRY_MS);
+    });
+  };
+  connect();
+  return term;
+}
+
+/**
+ * Sizes the font so the columns in use fit the box: a shell prompt's few
+ * columns show large on a phone, a full-width TUI as small as MIN_FONT
+ * allows, and wider than that scrolls. Measured after writes settle.
+ */
+function fitter(term, host) {
+  let timer = null;
+  const now = () => {
+    timer = null;
+    const screen = host.querySelector('.xterm-screen');
+    const box = host.parentElement?.clientWidth ?? host.clientWidth;
+    if (!screen || !box || !term.cols) return;
+    const perCol = screen.getBoundingClientRect().width / term.cols / term.options.fontSize;
+    if (!perCol) return;
+    const used = Math.max(usedColumns(term), 40);
+    const size = Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(((box - 8) / (used * perCol)) * 2) / 2));
+    if (size !== term.options.fontSize) term.options.fontSize = size;
+  };
+  return { now, soon: () => (timer ??= setTimeout(now, 150)) };
+}
+
+/** The widest row's last non-blank column, over the visible screen. */
+function usedColumns(term) {
+  const buf = term.buffer.active;
+  let widest = 0;
+  for (let y = 0; y < term.rows; y++) {
+    const line = buf.getLine(buf.viewportY + y);
+    if (line) widest = Math.max(widest, line.translateToString(true).length);
+  }
+  return widest;
+}
+
+/** The terminal's card content: the box xterm opens in, and the line saying how it is connected. */
+export function terminalBox() {
+  const host = el('div', { id: 'terminal', role: 'region', 'aria-label': 'Job terminal' });
+  const status = el('p', { class: 'term-status', id: 'term-status', 'aria-live': 'polite' }, '');
+  return { wrap: el('div', { class: 'term-wrap' }, host), host, status: (t) => (status.textContent = `Terminal: ${t}`), line: status };
+}
