@@ -3,13 +3,11 @@
  * receiver standing in for ntfy.
  *
  * Page links: an in-process Daemon (Daemon.start, as `nightshift daemon`
- * runs it) whose web store is a small in-memory stand-in for WebAuth, since
- * the store and the HTTP server land separately; the Decline tap is
- * runCodeAction, which the server's `POST /a/:code` calls after redeeming.
+ * runs it) with its real token store; the Decline tap is runCodeAction, which
+ * the server's `POST /a/:code` calls after redeeming (its route has its own tests).
  * on_unanswered: `nightshift daemon` and `submit --on-unanswered` processes.
  * Needs a build first (npx tsc -p tsconfig.json).
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +16,7 @@ import { Daemon } from '../../src/daemon/daemon.js';
 import { handlers } from '../../src/daemon/handlers.js';
 import { defaultPolicyPath } from '../../src/rules/bundle.js';
 import { runCodeAction } from '../../src/web/actions.js';
-import type { WebCodes } from '../../src/web/page-links.js';
-import type { CodePurpose, Person, RedeemedCode } from '../../src/web/types.js';
+import type { RedeemedCode } from '../../src/web/types.js';
 import type { JobRecord } from '../../src/board/types.js';
 import { testScopes, waitUntil } from '../helpers/daemon.js';
 
@@ -27,25 +24,6 @@ const scope = testScopes();
 const SOON = 15_000;
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const ASK = ['bash', '-c', 'read -p "Delete? [y/N] " a; echo "got:[$a]"'];
-
-/** Mints and redeems as WebAuth does (single use), in memory; remembers audit entries. */
-class MemoryCodes implements WebCodes {
-  private readonly codes = new Map<string, RedeemedCode>();
-  readonly audits: Array<Record<string, unknown>> = [];
-  mintCode(person: Person, purpose: CodePurpose): string {
-    const code = `nsc_${randomBytes(12).toString('base64url')}`;
-    this.codes.set(code, { person, purpose });
-    return code;
-  }
-  redeemCode(code: string): RedeemedCode | null {
-    const r = this.codes.get(code) ?? null;
-    this.codes.delete(code);
-    return r;
-  }
-  audit(entry: Record<string, unknown>): void {
-    this.audits.push(entry);
-  }
-}
 
 async function inProcessDaemon(state: string): Promise<Daemon> {
   return Daemon.start({
@@ -74,8 +52,7 @@ describe('pages link to the job (issue 11.6)', () => {
     const ntfy = await h.server();
     const state = h.stateDir(['notify:', '  public_url: https://ns.example.test/night/', '  repage_after: off', '  notifiers:', `    - { kind: ntfy, url: "${ntfy.url('/topic')}" }`, `    - { kind: webhook, url: "${ntfy.url('/hook')}" }`, ''].join('\n'));
     const d = await inProcessDaemon(state);
-    const codes = new MemoryCodes();
-    d.webAuth = codes;
+    const codes = d.webAuth;
     try {
       expect(d.webBaseUrl).toBe('https://ns.example.test/night');
       const rec = await submit(d, 'ask', h.tempDir());
@@ -94,9 +71,10 @@ describe('pages link to the job (issue 11.6)', () => {
       expect(page.url).toMatch(new RegExp(`^${base}/jobs/ask\\?code=nsc_`));
       expect(page.url).not.toBe(open);
 
-      const login = codes.redeemCode(new URL(open!).searchParams.get('code')!);
+      const login = codes.redeemCode(new URL(open!).searchParams.get('code')!, Date.now());
       expect(login).toEqual({ person: { name: 'on-call', role: 'operator' }, purpose: { kind: 'login', next: '/jobs/ask' } });
-      const act = codes.redeemCode(decline!.split('/a/')[1]!)!;
+      const act = codes.redeemCode(decline!.split('/a/')[1]!, Date.now())!;
+      expect(codes.redeemCode(decline!.split('/a/')[1]!, Date.now())).toBeNull();
       expect(act.purpose).toEqual({ kind: 'action', job: rec.id, action: 'decline', episode: `${rec.id}:1` });
       expect(await runCodeAction(d, act, '192.0.2.7')).toEqual({ status: 200, message: 'declined: sent n enter' });
       await waitUntil(() => d.board.require(rec.id).state === 'done', SOON, 'the declined job to finish');
@@ -106,22 +84,24 @@ describe('pages link to the job (issue 11.6)', () => {
       const again = await runCodeAction(d, act);
       expect(again.status).toBe(409);
       expect(again.message).toMatch(/^job ask is done now; the question this page was about is gone, nothing was sent$/);
-      expect(codes.audits).toEqual([
-        { who: 'on-call', action: 'decline', job: rec.id, ok: true, ip: '192.0.2.7', detail: 'declined: sent n enter' },
-        { who: 'on-call', action: 'decline', job: rec.id, ok: false, detail: again.message },
-      ]);
       // The outbox (which `show` lists to viewers) never holds a code.
       expect(JSON.stringify(d.pager.history(rec.id))).not.toContain('nsc_');
     } finally {
       await d.stop('now');
     }
+    // Both taps are in the audit log (flushed at stop), the code itself never.
+    const audit = readFileSync(join(state, 'web-audit.jsonl'), 'utf8');
+    expect(audit).not.toMatch(/nsc_[A-Za-z0-9]/);
+    expect(audit.trim().split('\n').map((l) => JSON.parse(l) as object)).toMatchObject([
+      { who: 'on-call', action: 'decline', ok: true, ip: '192.0.2.7', detail: 'declined: sent n enter' },
+      { who: 'on-call', action: 'decline', ok: false },
+    ]);
   }, 60_000);
 
   it('a code for an earlier episode is refused with 409 and sends nothing', async (ctx) => {
     const h = scope(ctx);
     const state = h.stateDir('notify:\n  public_url: https://ns.example.test\n');
     const d = await inProcessDaemon(state);
-    d.webAuth = new MemoryCodes();
     try {
       const rec = await submit(d, 'ask2', h.tempDir());
       await waitUntil(() => d.board.require(rec.id).state === 'blocked', SOON, 'the job to block');
