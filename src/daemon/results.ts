@@ -56,6 +56,7 @@ export const jobRecordSchema = z.object({
   priority: z.number(),
   after: z.array(z.string()),
   resume_from: resumeFromSchema.nullable(),
+  on_unanswered: z.object({ after_ms: z.number(), do: z.literal('decline') }).nullable(),
   created: iso,
   started: isoOrNull,
   ended: isoOrNull,
