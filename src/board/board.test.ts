@@ -61,7 +61,7 @@ describe('Board.submit', () => {
     expect(job).toEqual({
       id: job.id, name: 'build', state: 'queued', reason: { code: 'submitted' },
       command: ['claude', '-p', 'do build'], cwd: '/tmp/work', env: { FOO: 'bar' }, policy: null, rules: null,
-      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null,
+      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
       created: '2025-01-02T03:04:05.678Z', started: null, ended: null, last_activity: null,
       exit: null, paths: null, tokens_used: null,
     });
@@ -73,6 +73,16 @@ describe('Board.submit', () => {
     expect(board.transitions('build')).toEqual([
       { job: job.id, time: '2025-01-02T03:04:05.678Z', state: 'queued', reason: { code: 'submitted' } },
     ]);
+  });
+
+  it('keeps on_unanswered on the record (stored with the budgets, which stay as they were); refuses anything but a decline', () => {
+    const board = openBoard();
+    const job = board.submit(spec('ask', { on_unanswered: { after_ms: 7_200_000, do: 'decline' } }), T0);
+    expect(board.get(job.id)).toMatchObject({ on_unanswered: { after_ms: 7_200_000, do: 'decline' }, budgets: spec('x').budgets });
+    expect(() => board.submit(spec('bad', { on_unanswered: { after_ms: 0, do: 'decline' } }), T0)).toThrow(/^--on-unanswered: job on_unanswered\.after_ms is not valid: /);
+    expect(() => board.submit(spec('bad', { on_unanswered: { after_ms: 5, do: 'answer' } as never }), T0)).toThrow(
+      '--on-unanswered: job on_unanswered.do is not valid: on_unanswered can only decline (got {"after_ms":5,"do":"answer"})',
+    );
   });
 
   it('refuses a duplicate name and leaves the board unchanged', () => {

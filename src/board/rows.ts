@@ -3,7 +3,7 @@
  * columns; records are rebuilt with the exact field order of types.ts so
  * `--json` output is stable.
  */
-import type { Budgets, JobRecord, JobReason, JobSpecInput, JobState, ResumeFrom, TransitionRecord } from './types.js';
+import type { Budgets, JobRecord, JobReason, JobSpecInput, JobState, OnUnansweredSpec, ResumeFrom, TransitionRecord } from './types.js';
 
 export interface JobRow {
   seq: number;
@@ -60,6 +60,7 @@ export function toJobRecord(r: JobRow): JobRecord {
     priority: r.priority,
     after: JSON.parse(r.after_ids) as string[],
     resume_from: parse<ResumeFrom>(r.resume_from),
+    on_unanswered: (JSON.parse(r.budgets) as { on_unanswered?: OnUnansweredSpec }).on_unanswered ?? null,
     created: r.created,
     started: r.started,
     ended: r.ended,
@@ -92,7 +93,8 @@ export function newJobParams(id: string, spec: JobSpecInput, created: string, re
     env: json(spec.env),
     policy: spec.policy,
     rules: spec.rules,
-    budgets: json(spec.budgets),
+    // on_unanswered rides in the budgets JSON: a time limit too, and no schema migration (v3 is the web's tables).
+    budgets: json(spec.on_unanswered ? { ...spec.budgets, on_unanswered: spec.on_unanswered } : spec.budgets),
     priority: spec.priority,
     after_ids: json(spec.after),
     resume_from: json(spec.resume_from ?? null),

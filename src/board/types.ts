@@ -40,6 +40,12 @@ export interface ResumeFrom {
   by?: string;
 }
 
+/** `submit --on-unanswered 2h`: a paged prompt nobody answered in `after_ms` gets its rule's decline keys. */
+export interface OnUnansweredSpec {
+  after_ms: number;
+  do: 'decline';
+}
+
 export interface JobSpecInput {
   name: string;
   command: string[];
@@ -53,6 +59,8 @@ export interface JobSpecInput {
   after: string[];
   /** Set by `nightshift resume`; absent or null for a fresh job. */
   resume_from?: ResumeFrom | null;
+  /** Absent or null: the job's policy file decides (its `on_unanswered:`), else nothing is declined. */
+  on_unanswered?: OnUnansweredSpec | null;
 }
 
 export interface JobPaths {
@@ -66,6 +74,7 @@ export interface JobPaths {
 
 export interface JobRecord extends JobSpecInput {
   resume_from: ResumeFrom | null;
+  on_unanswered: OnUnansweredSpec | null;
   id: string;
   state: JobState;
   reason: JobReason;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { InputError } from '../util/errors.js';
-import type { Budgets, JobSpecInput, ResumeFrom } from './types.js';
+import type { Budgets, JobSpecInput, OnUnansweredSpec, ResumeFrom } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ID = /^j-\d{8}-\d{6}-[0-9a-f]{4}$/;
@@ -49,7 +49,21 @@ export function validateSpec(input: unknown): JobSpecInput {
     priority: checkPriority(spec.priority),
     after: checkAfter(spec.after),
     resume_from: checkResumeFrom(spec.resume_from),
+    on_unanswered: checkOnUnanswered(spec.on_unanswered),
   };
+}
+
+const ON_UNANSWERED = z.strictObject({
+  after_ms: z.number().int().positive(),
+  do: z.literal('decline', { error: 'on_unanswered can only decline' }),
+});
+
+function checkOnUnanswered(v: unknown): OnUnansweredSpec | null {
+  if (v === null || v === undefined) return null;
+  const parsed = ON_UNANSWERED.safeParse(v);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InputError(`--on-unanswered: job on_unanswered.${issue.path.join('.') || '(whole)'} is not valid: ${issue.message} (got ${JSON.stringify(v)})`);
 }
 
 const RESUME_FROM = z.strictObject({

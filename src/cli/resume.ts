@@ -53,6 +53,7 @@ export function registerResume(program: Command): void {
       priority: old.priority,
       after: [],
       resume_from: resumeFrom(old, card),
+      on_unanswered: old.on_unanswered,
     };
     const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     if (f.json) printJson(rec);

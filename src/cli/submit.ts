@@ -16,6 +16,7 @@ interface SubmitFlags extends StateFlag {
   maxTokens?: number;
   maxIdle?: number;
   maxSteps?: number;
+  onUnanswered?: number;
   priority: number;
   agent?: string;
   profile?: string;
@@ -45,6 +46,7 @@ export function registerSubmit(program: Command): void {
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle'))
       .option('--max-steps <n>', 'stop when the agent made this many tool calls (budget:steps; default: the probe profile\'s max_steps)', intArg('--max-steps', 1, Number.MAX_SAFE_INTEGER))
+      .option('--on-unanswered <duration>', durationHelp('decline a paged prompt nobody answered this long, with its rule\'s decline keys (never its answer keys); default: the policy file\'s on_unanswered'), durationArg('--on-unanswered'))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
@@ -66,6 +68,7 @@ export function registerSubmit(program: Command): void {
       budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null },
       priority: f.priority,
       after: f.after,
+      ...(f.onUnanswered !== undefined ? { on_unanswered: { after_ms: f.onUnanswered, do: 'decline' } } : {}),
     };
     const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     // --json keeps stdout one job record; the notice then goes to stderr.

@@ -5,7 +5,9 @@ import { checkInput as parse, personNameSchema, webRoleSchema } from '../web/aut
 import { addStateFlag, ago, callDaemon, currentUser, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerWeb(program: Command): void {
-  const web = program.command('web').description('people and tokens of the web view (nightshift daemon --http)');
+  const web = addStateFlag(program.command('web').description('people and tokens of the web view (nightshift daemon --http)'));
+  // `web --state DIR token …` as well as `web token … --state DIR`: the group's flag is the fallback.
+  const at = (f: StateFlag): StateFlag => ({ state: f.state ?? (web.opts() as StateFlag).state });
   addStateFlag(
     web
       .command('token')
@@ -16,19 +18,19 @@ export function registerWeb(program: Command): void {
   ).action(async (name: string, f: StateFlag & { role: string; json?: boolean }) => {
     // Checked here too, so a typo is one line naming the value before the daemon is asked.
     const args = { name: parse(personNameSchema, name), role: parse(webRoleSchema, f.role), who: currentUser() };
-    const r = await callDaemon(f, 'web-token', args);
+    const r = await callDaemon(at(f), 'web-token', args);
     if (f.json) return printJson(r);
     process.stdout.write(formatToken(r));
   });
   addStateFlag(web.command('revoke').description('take NAME\'s token back: its sessions and login URLs end too').argument('<name>', 'the person')).action(
     async (name: string, f: StateFlag) => {
-      const r = await callDaemon(f, 'web-revoke', { name: parse(personNameSchema, name), who: currentUser() });
+      const r = await callDaemon(at(f), 'web-revoke', { name: parse(personNameSchema, name), who: currentUser() });
       process.stdout.write(`revoked ${r.name}\n`);
     },
   );
   addStateFlag(web.command('list').description('every person with a token: role, created, last used, revoked').option('--json', 'one JSON document')).action(
     async (f: StateFlag & { json?: boolean }) => {
-      const r = await callDaemon(f, 'web-list', { who: currentUser() });
+      const r = await callDaemon(at(f), 'web-list', { who: currentUser() });
       if (f.json) return printJson(r);
       process.stdout.write(formatPeople(r.people));
     },

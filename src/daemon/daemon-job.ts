@@ -86,6 +86,7 @@ export class DaemonJob {
         redact: job.redact,
         ...(deps.recordingCap ? { recordingCap: deps.recordingCap } : {}),
         onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
+        ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
         onTransition: (t) => job.onTransition(t),
         onAction: (a) => job.onAction(a),
         onOutput: () => job.guarded('last activity', () => job.onActivity()),

@@ -148,7 +148,9 @@ export class Daemon {
       daemon.recover();
       if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
       await server.listen(paths.socket);
-      daemon.startup = startup;
+      // Links are minted for public_url whatever serves it; with no --http here they lead to this daemon only through another.
+      const noWeb = notify.links && !opts.http ? [`notify.public_url is ${notify.links.publicUrl}, but this daemon has no --http: page links and login URLs lead nowhere unless a proxy reaches a daemon that serves it`] : [];
+      daemon.startup = { ...startup, warnings: [...startup.warnings, ...noWeb] };
       daemon.loop();
       for (const warning of daemon.startup.warnings) log.warn({ warning }, 'start-up warning');
       log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning, notifiers: daemon.startup.notifiers }, 'daemon started');

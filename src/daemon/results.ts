@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
 import type { OutboxRow } from '../notify/outbox.js';
+import type { PromptView } from './commands/prompt-view.js';
 import { PAGE_KINDS, type Page } from '../notify/page.js';
 
 const iso = z.string();
@@ -55,6 +56,7 @@ export const jobRecordSchema = z.object({
   priority: z.number(),
   after: z.array(z.string()),
   resume_from: resumeFromSchema.nullable(),
+  on_unanswered: z.object({ after_ms: z.number(), do: z.literal('decline') }).nullable(),
   created: iso,
   started: isoOrNull,
   ended: isoOrNull,
@@ -139,6 +141,11 @@ const promptViewSchema = z.object({
   choices: z.array(z.object({ choice: z.enum(['answer', 'decline']), keys: z.array(z.string()), label: z.string() })),
 });
 
+/**
+ * `show`. Like every result schema here a plain z.object: a key it does not
+ * name is not an error, and since the client passes the reply on as sent
+ * (command.ts checkResult), such a key still reaches `show --json`.
+ */
 export const shownSchema = z.object({
   job: jobRecordSchema,
   transitions: z.array(transitionSchema),
@@ -184,4 +191,5 @@ export type SchemasMatchTypes = [
   Assert<Same<z.output<typeof transitionSchema>, TransitionRecord>>,
   Assert<Same<z.output<typeof pageSchema>, Page>>,
   Assert<Same<z.output<typeof outboxRowSchema>, OutboxRow>>,
+  Assert<Same<z.output<typeof promptViewSchema>, PromptView>>,
 ];

@@ -50,11 +50,12 @@ notify:
         { kind: 'command', name: 'command', argv: ['notify-send', 'nightshift'] },
       ],
       pageKinds: ['prompt', 'hung', 'budget'],
+      links: null,
     });
   });
 
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS] });
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null });
     expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
@@ -164,5 +165,46 @@ describe('loadNotifyConfig', () => {
   it('reads the file', async () => {
     writeFileSync(configPath(dir), 'notify:\n  notifiers:\n    - { kind: command, argv: [notify-send, hi] }\n');
     expect((await loadNotifyConfig(configPath(dir))).notifiers).toEqual([{ kind: 'command', name: 'command', argv: ['notify-send', 'hi'] }]);
+  });
+});
+
+// Issue 11.6: where page links point, who they sign in as.
+describe('notify.public_url', () => {
+  it('is normalised (no trailing slash, a sub-path kept); page_person defaults to on-call', () => {
+    expect(parseNotifyConfig('notify:\n  public_url: https://ns.example.com/\n', FILE).links).toEqual({ publicUrl: 'https://ns.example.com', pagePerson: 'on-call' });
+    expect(parseNotifyConfig('notify:\n  public_url: "https://Example.com/night/shift//"\n  page_person: ops-phone\n', FILE).links).toEqual({
+      publicUrl: 'https://example.com/night/shift',
+      pagePerson: 'ops-phone',
+    });
+    // Loopback may be plain http: the link never leaves the machine.
+    expect(parseNotifyConfig('notify:\n  public_url: http://127.0.0.1:8080\n', FILE).links?.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(parseNotifyConfig('notify:\n  public_url: http://localhost:8080\n', FILE).links?.publicUrl).toBe('http://localhost:8080');
+    expect(parseNotifyConfig('notify:\n  notifiers: []\n', FILE).links).toBeNull();
+  });
+
+  it.each<[string, string, string]>([
+    ['not a URL', 'notify:\n  public_url: ns.example.com\n', `${FILE}:2: notify.public_url: "ns.example.com" is not a URL; expected e.g. https://nightshift.example.com`],
+    ['not http(s)', 'notify:\n  public_url: ftp://ns.example.com\n', `${FILE}:2: notify.public_url: "ftp://ns.example.com" is not an http(s) URL`],
+    [
+      'plain http to another machine',
+      'notify:\n  repage_after: 5m\n  public_url: http://ns.example.com\n',
+      `${FILE}:3: notify.public_url: "http://ns.example.com" is plain http to another machine: page links carry login codes; use https (a reverse proxy, README "Web view")`,
+    ],
+    ['a password in it', 'notify:\n  public_url: https://bob:pw@ns.example.com\n', `${FILE}:2: notify.public_url: "https://bob:pw@ns.example.com" holds a user or password; page links must not`],
+    ['a query', 'notify:\n  public_url: https://ns.example.com/?a=1\n', `${FILE}:2: notify.public_url: "https://ns.example.com/?a=1" has a query or fragment; give the address only`],
+    ['a number', 'notify:\n  public_url: 8080\n', `${FILE}:2: notify.public_url: Invalid input: expected string, received number`],
+    [
+      'a bad page_person',
+      'notify:\n  public_url: https://ns.example.com\n  page_person: "on call"\n',
+      `${FILE}:3: notify.page_person: expected a person's name of letters, digits, . _ - (as \`nightshift web token NAME\`)`,
+    ],
+    [
+      'page_person without public_url',
+      'notify:\n  notifiers: []\n  page_person: ops\n',
+      `${FILE}:3: notify.page_person: it names who page links sign in as, and there are no links without notify.public_url`,
+    ],
+    ['a misspelt key', 'notify:\n  public_uri: https://ns.example.com\n', `${FILE}:2: notify.public_uri: Unrecognized key: "public_uri"`],
+  ])('refuses %s with file:line', (_what, yaml, expected) => {
+    expect(problem(yaml)).toBe(expected);
   });
 });

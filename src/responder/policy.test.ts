@@ -64,4 +64,16 @@ describe('policy file errors name file, line and reason', () => {
   it('a key unknown inside an entry', () => {
     expect(bad('policy: 1\nallow:\n  - ecosystem: npm\n    name: x\n    any: true\n')).toMatch(/^policy\.yaml:5: .*any/);
   });
+  it('on_unanswered can only decline, after a positive duration', () => {
+    expect(bad('policy: 1\non_unanswered: { after: 2h, do: answer }\n')).toBe('policy.yaml:2: on_unanswered.do: do "answer": on_unanswered can only decline');
+    expect(bad('policy: 1\non_unanswered:\n  after: 0s\n  do: decline\n')).toBe('policy.yaml:3: on_unanswered.after: after "0s" must be above zero');
+    expect(bad('policy: 1\non_unanswered: { after: 2h }\n')).toMatch(/^policy\.yaml:2: on_unanswered\.do: /);
+  });
+});
+
+describe('on_unanswered in a policy file (issue 11.7)', () => {
+  it('is read as afterMs; absent, the policy has none', () => {
+    expect(parsePolicy('policy: 1\non_unanswered: { after: 2h, do: decline }\n', 'p.yaml').onUnanswered).toEqual({ afterMs: 2 * 3_600_000, do: 'decline' });
+    expect(parsePolicy('policy: 1\n', 'p.yaml')).not.toHaveProperty('onUnanswered');
+  });
 });

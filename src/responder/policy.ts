@@ -5,6 +5,7 @@
 import semver from 'semver';
 import type { Ecosystem } from '../core/prompt-match.js';
 import type { PackageRef } from './packages.js';
+import type { OnUnanswered } from '../core/unanswered.js';
 
 export interface AllowEntry {
   readonly ecosystem: Ecosystem;
@@ -18,6 +19,8 @@ export interface Policy {
   /** Registries each ecosystem may install from; `system` stands for apt's configured sources. */
   readonly registries: Readonly<Partial<Record<Ecosystem, readonly string[]>>>;
   readonly file: string | null;
+  /** `on_unanswered:`: decline a paged prompt nobody answered in time (jobs without their own setting). */
+  readonly onUnanswered?: OnUnanswered;
 }
 
 /** Auto-answers nothing: the policy used when none is given. */

@@ -8,6 +8,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import type { Policy } from '../responder/policy.js';
 import { InputError } from '../util/errors.js';
+import { parseDuration } from '../util/duration.js';
 import { ECOSYSTEMS } from './schema.js';
 import { lineAt, parseYaml, validate } from './yaml-source.js';
 
@@ -20,12 +21,30 @@ const allowEntry = z
   })
   .strict();
 
+/** `on_unanswered: {after: 2h, do: decline}`; decline is the only act, so a typo there cannot become an answer. */
+export const onUnansweredSchema = z
+  .object({
+    after: z.union([z.string(), z.number()]).transform((v, ctx) => {
+      try {
+        const ms = parseDuration(v, 'after');
+        if (ms > 0) return ms;
+        ctx.addIssue({ code: 'custom', message: `after ${JSON.stringify(v)} must be above zero` });
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+      return z.NEVER;
+    }),
+    do: z.literal('decline', { error: (iss) => `do ${JSON.stringify(iss.input)}: on_unanswered can only decline` }),
+  })
+  .strict();
+
 const policyFile = z
   .object({
     policy: z.literal(1),
     description: z.string().optional(),
     allow: z.array(allowEntry).default([]),
     registries: z.partialRecord(z.enum(ECOSYSTEMS), z.array(z.string().min(1))).default({}),
+    on_unanswered: onUnansweredSchema.optional(),
   })
   .strict();
 
@@ -41,7 +60,8 @@ export function parsePolicy(text: string, file: string): Policy {
     }
     return { ecosystem: e.ecosystem, name: e.name, range: e.version ?? null };
   });
-  return { allow, registries: data.registries, file };
+  const unanswered = data.on_unanswered ? { onUnanswered: { afterMs: data.on_unanswered.after, do: data.on_unanswered.do } } : {};
+  return { allow, registries: data.registries, file, ...unanswered };
 }
 
 export async function loadPolicy(file: string): Promise<Policy> {

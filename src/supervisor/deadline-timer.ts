@@ -1,26 +1,34 @@
-/** Wakes the watchdog at its next deadline: the only timer the live loop needs for it. */
+/** Wakes the job's clocked parts (the watchdog, on_unanswered) at the next deadline of any: the only timer the live loop needs for them. */
 import type { Clock } from '../core/clock.js';
-import type { Watchdog } from '../core/watchdog.js';
+
+/** Something pure that says when it next needs the time, and acts then. */
+export interface DeadlineSource {
+  nextDeadline(): number | undefined;
+  tick(): void;
+}
 
 export class DeadlineTimer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly sources: readonly DeadlineSource[];
 
   constructor(
-    private readonly wd: Watchdog,
+    sources: DeadlineSource | readonly DeadlineSource[],
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.sources = Array.isArray(sources) ? sources : [sources as DeadlineSource];
+  }
 
   /** Call after every observation: re-arms for whatever is due next. */
   arm(): void {
     clearTimeout(this.timer);
     if (this.stopped) return;
-    const due = this.wd.nextDeadline();
-    if (due === undefined) return;
+    const dues = this.sources.map((s) => s.nextDeadline()).filter((d): d is number => d !== undefined);
+    if (dues.length === 0) return;
     // +1 ms: a timer may fire a hair early, and tick() at due-1 would change nothing.
-    const wait = Math.max(0, due - this.clock.now() + 1);
+    const wait = Math.max(0, Math.min(...dues) - this.clock.now() + 1);
     this.timer = setTimeout(() => {
-      this.wd.tick();
+      for (const s of this.sources) s.tick();
       this.arm();
     }, wait);
   }

@@ -2,6 +2,7 @@
 import type { ResumeFrom } from '../board/types.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { Clock } from '../core/clock.js';
+import type { OnUnanswered } from '../core/unanswered.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import type { ProbeProfile } from '../probes/index.js';
@@ -60,4 +61,6 @@ export interface JobOptions {
   readonly recordingCap?: number;
   /** A file of the job could not be written (a full disk): the job goes on, that file stops. Once per file. */
   readonly onDiskProblem?: (file: string, e: Error) => void;
+  /** The job's own on_unanswered; absent: its policy file's, if that has one. */
+  readonly onUnanswered?: OnUnanswered | null;
 }

@@ -27,6 +27,7 @@ import { PtyHost, type PtyExit } from '../pty/host.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { UnansweredDecline } from './unanswered-decline.js';
 import { EvidenceLog } from './evidence.js';
 import { isSuccess, shellExitCode } from '../core/outcome.js';
 import { closeJobLogger, jobLogger, plain, type Logger } from './logger.js';
@@ -69,6 +70,7 @@ export class LiveJob {
   private treeAgent: TreeAgent | undefined;
   private coverage: RulesCoverage | undefined;
   private readonly person: PersonActs;
+  private readonly unanswered: UnansweredDecline;
   private readonly startedAt: number;
   readonly finished: Promise<PtyExit>;
 
@@ -121,9 +123,16 @@ export class LiveJob {
       marker: (label) => this.cast.marker(this.clock.now(), label),
       observe: (signal) => this.observe(signal),
     });
+    this.unanswered = new UnansweredDecline(this.clock, {
+      watchdog: this.watchdog,
+      log: this.log,
+      setting: () => (this.opts.onUnanswered !== undefined ? this.opts.onUnanswered : this.opts.bundle.current.policy.onUnanswered ?? null),
+      rules: () => this.opts.bundle.current.rules.prompts,
+      decline: (by) => this.person.answer({ choice: 'decline' }, by),
+    });
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
-    this.timer = new DeadlineTimer(this.watchdog, this.clock);
+    this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
     store.add(() => this.timer.stop());
     this.sampler = new ProcSampler(this.pty.pid, this.clock, {
       busy: (busy) => this.onProc(busy),
@@ -319,6 +328,8 @@ export class LiveJob {
    */
   input(data: string, who = 'terminal'): void {
     this.typed.raw(data);
+    // Someone is at the terminal: on_unanswered waits for them.
+    this.unanswered.watch.person();
     if (data.includes('\r')) this.person.typedLine(who);
   }
 
@@ -395,6 +406,7 @@ export class LiveJob {
     // is not activity: it must not end an episode or page anew. The recording keeps it.
     if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
+    if (signal.kind === 'person') this.unanswered.watch.person();
     if (signal.kind === 'screen') this.sampleForNewPrompt();
     this.timer.arm();
   }
@@ -453,6 +465,7 @@ export class LiveJob {
     this.log.info({ from: t.from, to: t.to, reason: t.reason }, `state ${t.to} (${t.reason.code})`);
     this.evidence.transition(t, iso);
     this.summary.transition(t);
+    this.unanswered.watch.transition(t);
     this.opts.onTransition?.(t);
   }
 
@@ -467,6 +480,7 @@ export class LiveJob {
     } else if (a.kind === 'answer' && a.keys?.length) {
       this.typed.answer(a.rule, a.keys);
     }
+    this.unanswered.watch.action(a);
     this.opts.onAction?.(a);
   }
 

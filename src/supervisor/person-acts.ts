@@ -72,7 +72,10 @@ export class PersonActs {
 
   private recordAnswer(by: string, keys: readonly string[], text: string): void {
     this.host.evidence.human(iso(this.host.now()), by, keys, text);
-    this.host.log.info({ by, keys }, 'answered by a person');
+    const policy = by.startsWith('policy:');
+    // An automatic act leaves its record or does nothing, as the responder's answers do; a person's own answer goes regardless.
+    if (policy && !this.host.evidence.ok) throw new Error(`evidence could not be written; ${by} sends nothing`);
+    this.host.log.info({ by, keys }, policy ? `declined by policy (${by}): nobody answered in time` : 'answered by a person');
   }
 
   private answered(by: string, keys: readonly string[]): readonly string[] {

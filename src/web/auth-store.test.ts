@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { boardBytes } from '../../test/helpers/board-bytes.js';
 import { openDatabase, type Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
 import { SESSION_IDLE_MS, SESSION_MAX_MS, WebAuth } from './auth-store.js';
@@ -26,12 +27,6 @@ afterEach(async () => {
   }
 });
 
-/** Every byte SQLite wrote for the state dir: the main file and its WAL. */
-const dbBytes = (dir: string): string =>
-  readdirSync(dir)
-    .filter((f) => f.startsWith('board.sqlite'))
-    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
-    .join('');
 
 describe('WebAuth tokens', () => {
   it('stores no token: neither the token nor its secret part is in the database file', async () => {
@@ -39,7 +34,7 @@ describe('WebAuth tokens', () => {
     const { token } = auth.createToken('alice', 'operator', T0);
     expect(token).toMatch(/^nst_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(await auth.verifyToken(token, T0)).toEqual({ name: 'alice', role: 'operator' });
-    const bytes = dbBytes(dir);
+    const bytes = boardBytes(dir);
     expect(bytes).not.toContain(token);
     expect(bytes).not.toContain(token.slice(21));
   });
@@ -110,7 +105,7 @@ describe('WebAuth codes', () => {
     const code = auth.mintCode(alice, { kind: 'login', next: '/jobs/fix' }, 10 * MIN, T0);
     expect(code).toMatch(/^nsc_[A-Za-z0-9_-]{43}$/);
     expect(encodeURIComponent(code)).toBe(code);
-    expect(dbBytes(dir)).not.toContain(code);
+    expect(boardBytes(dir)).not.toContain(code);
     expect(auth.redeemCode(code, T0 + 1)).toEqual({ person: alice, purpose: { kind: 'login', next: '/jobs/fix' } });
     expect(auth.redeemCode(code, T0 + 2)).toBeNull();
     expect(auth.redeemCode('nsc_unknown', T0)).toBeNull();
@@ -152,7 +147,7 @@ describe('WebAuth sessions', () => {
     expect(a.id).not.toBe(b.id);
     expect(a.session.csrf).not.toBe(b.session.csrf);
     expect(a.session.csrf.length).toBeGreaterThanOrEqual(43);
-    expect(dbBytes(dir)).not.toContain(a.id);
+    expect(boardBytes(dir)).not.toContain(a.id);
     expect(auth.session(a.id, T0 + 1)).toEqual({ ...alice, csrf: a.session.csrf });
     auth.endSession(a.id);
     expect(auth.session(a.id, T0 + 2)).toBeNull();

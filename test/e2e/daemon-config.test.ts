@@ -36,6 +36,7 @@ describe('daemon: config.yaml is checked whole', () => {
     ['an unknown key under quiet_hours', ['notify:', '  quiet_hours:', '    start: "22:00"', '    end: "07:00"', '    urgnt: [prompt]'], 5, /notify\.quiet_hours\.urgnt: Unrecognized key/],
     ['an unknown key under pages:', ['pages:', '  sent: [prompt]'], 2, /pages\.sent: Unrecognized key/],
     ['an unknown page kind', ['pages:', '  send: [prompt, fire]'], 2, /pages\.send\.1: "fire" is not a page kind/],
+    ['a public_url in plain http to another machine (page links carry login codes)', ['notify:', '  public_url: http://ns.example.com'], 2, /notify\.public_url: "http:\/\/ns\.example\.com" is plain http to another machine/],
   ])('refuses %s: exit 2, one FILE:LINE line, no daemon left behind', async ([, lines, line, problem], ctx) => {
     const h = scope(ctx);
     const state = h.stateDir([...lines, ''].join('\n'));

@@ -25,7 +25,7 @@ interface Token {
 }
 
 async function token(d: DaemonProc, name: string, role?: string): Promise<Token> {
-  const r = await d.ns('web', ['token', name, '--json', ...(role ? ['--role', role] : [])]);
+  const r = await web(d, 'token', name, '--json', ...(role ? ['--role', role] : []));
   if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as Token;
 }
@@ -36,6 +36,9 @@ async function blockedJob(s: Scope): Promise<DaemonProc> {
   await d.waitState('ask', 'blocked', undefined, SOON);
   return d;
 }
+
+/** `nightshift web SUB --state DIR ARGS…` (the state flag belongs to the subcommand). */
+const web = (d: DaemonProc, sub: string, ...args: string[]) => runCli(['web', sub, '--state', d.state, ...args], { ms: 20_000 });
 
 const bearer = (t: Token) => ({ authorization: `Bearer ${t.token}` });
 
@@ -113,7 +116,7 @@ describe('issue 11: the HTTP API and the terminal over real HTTP and WebSockets'
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ keys: ['n', 'enter'], answered_by: 'human:alice@web' });
     const done = await d.waitState('ask', 'done', undefined, SOON);
-    expect(done.exit_code).toBe(3);
+    expect(done.reason.exit_code).toBe(3);
     const evidence = readFileSync(done.paths!.evidence, 'utf8');
     expect(evidence).toContain('"answered_by":"human:alice@web"');
     expect(evidence).not.toContain('mallory');
@@ -148,9 +151,9 @@ describe('issue 11: the HTTP API and the terminal over real HTTP and WebSockets'
     const cross = terminal(d, 'ask', { ...bearer(alice), origin: 'https://evil.example' });
     expect(await cross.failed).toBe(403);
 
-    expect((await d.ns('web', ['revoke', 'alice'])).code).toBe(0);
+    expect((await web(d, 'revoke', 'alice')).code).toBe(0);
     expect((await api(d, '/api/v1/jobs', { headers: bearer(alice) })).status).toBe(401);
-    const list = await d.ns('web', ['list', '--json']);
+    const list = await web(d, 'list', '--json');
     expect(list.stdout).toContain('alice');
     expect(list.stdout).not.toContain(alice.token);
   }, 90_000);
