@@ -117,6 +117,34 @@ describe('the web page on a phone (390×844)', () => {
   }, 90_000);
 });
 
+describe('a page’s link, tapped on a phone', () => {
+  it('opens the job page signed in as the page person; Decline there ends the job, recorded as human:NAME@web', async (ctx) => {
+    const s = scope(ctx);
+    const hook = await s.server();
+    // Pages carry links only with notify.public_url: here the daemon's own address (a proxy's, in real use).
+    const port = await freePort();
+    const config = ['notify:', `  public_url: http://127.0.0.1:${port}`, '  page_person: pager', '  repage_after: off', '  notifiers:', `    - { kind: webhook, url: "${hook.url('/hook')}" }`, ''].join('\n');
+    const d = await s.daemon(s.stateDir(config), ['--http', `127.0.0.1:${port}`]);
+    await blockedJob(d);
+    const [hit] = await hook.waitHits('/hook', 1, 20_000);
+    const url = String((JSON.parse(hit!.body) as { url?: unknown }).url);
+    expect(url).toMatch(new RegExp(`^${d.web}/jobs/${JOB}\\?code=`));
+
+    const page = await browser.page(PHONE);
+    const errors = pageErrors(page);
+    await page.goto(url);
+    expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
+    await waitText(page, '#who', 'Signed in as pager (operator)');
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 5_000);
+    await page.click('button[data-choice="decline"]');
+    await d.waitState(JOB, 'done', undefined, 15_000);
+    await waitText(page, '#timeline', 'Answered by human:pager@web');
+    // The code worked once: the same link again is refused.
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
+
 describe('the web page on a desktop (1280×800)', () => {
   it('signs in with a pasted token, asks before it sends an answer, and fits the terminal', async (ctx) => {
     const { d, base } = await webDaemon(ctx);
