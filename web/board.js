@@ -2,7 +2,7 @@
 // Polled every 2 s: the API has no push for the board, and 2 s is what a
 // person waiting on a phone notices least while costing the daemon little.
 import { get } from './api.js';
-import { $, clock, el, every, reasonText, signedIn, stateLook, statePill } from './ui.js';
+import { $, clock, el, every, reasonText, showError, signedIn, stateLook, statePill } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -42,4 +42,6 @@ async function refresh() {
   list.replaceChildren(...(jobs.length ? [...jobs].sort(byUrgency).map(row) : [el('li', { class: 'empty' }, 'No jobs yet.')]));
 }
 
-if (await signedIn()) every(POLL_MS, refresh);
+signedIn()
+  .then((who) => who && every(POLL_MS, refresh))
+  .catch(showError);

@@ -7,7 +7,7 @@ import { renderQuestion } from './prompt.js';
 import { recordingPanel } from './recording.js';
 import { liveTerminal, terminalBox } from './terminal.js';
 import { renderTimeline } from './timeline.js';
-import { $, every, reasonText, signedIn, statePill } from './ui.js';
+import { $, every, reasonText, showError, signedIn, statePill } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -60,4 +60,4 @@ async function main() {
   every(POLL_MS, refresh);
 }
 
-main();
+main().catch(showError);

@@ -28,7 +28,8 @@ const ACTS = { send: 'Sent a line', key: 'Pressed a key', continue: 'Continued',
 function promptLike(r) {
   const who = r.answered_by;
   const keys = (r.keys ?? []).join(' ');
-  if (r.layer === 'human' || r.layer === 'policy') {
+  // A person (human:…) or on_unanswered (policy:…) answered; the responder's own policy layer answers as rule:ID.
+  if (/^(?:human|policy):/.test(who ?? '')) {
     return { kind: 'human', title: `Answered by ${who}`, detail: [keys && `keys: ${keys}`, r.text && `(${r.text})`, r.why].filter(Boolean).join(' ') };
   }
   const asked = r.prompt ? `“${oneLine(r.prompt)}”` : r.reason;

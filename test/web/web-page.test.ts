@@ -79,8 +79,8 @@ describe('the web page on a phone (390×844)', () => {
     await page.click(`li[data-job="${JOB}"] a`);
     expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
     const t0 = Date.now();
-    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 5_000);
-    expect(Date.now() - t0, 'the question is on the terminal within seconds').toBeLessThan(5_000);
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 8_000);
+    expect(Date.now() - t0, 'the question is on the terminal within seconds').toBeLessThan(8_000);
     await waitText(page, '#prompt-text', 'Delete the cache? [y/N]');
     await waitText(page, '#decision', 'generic-yes-no');
     const decline = page.locator('button[data-choice="decline"]');
@@ -135,7 +135,7 @@ describe('a page’s link, tapped on a phone', () => {
     await page.goto(url);
     expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
     await waitText(page, '#who', 'Signed in as pager (operator)');
-    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 5_000);
+    await waitText(page, TERMINAL, 'Delete the cache? [y/N]', 8_000);
     await page.click('button[data-choice="decline"]');
     await d.waitState(JOB, 'done', undefined, 15_000);
     await waitText(page, '#timeline', 'Answered by human:pager@web');
