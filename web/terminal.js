@@ -8,6 +8,8 @@ import { el } from './ui.js';
 
 /** Fonts a phone can still read; below MIN the terminal scrolls sideways instead of shrinking. */
 const MIN_FONT = 8;
+/** The whole screen is shown when it fits at this size or more. */
+const READABLE_FONT = 10;
 const MAX_FONT = 15;
 const RETRY_MS = 2000;
 
@@ -71,9 +73,10 @@ export function liveTerminal(host, name, status) {
 }
 
 /**
- * Sizes the font so the columns in use fit the box: a shell prompt's few
- * columns show large on a phone, a full-width TUI as small as MIN_FONT
- * allows, and wider than that scrolls. Measured after writes settle.
+ * Sizes the font: the whole screen when it fits readably; else so that the
+ * columns in use fit the box: a shell prompt's few columns show large on a
+ * phone, a full-width TUI as small as MIN_FONT allows, and wider than that
+ * scrolls. Measured after writes settle.
  */
 function fitter(term, host) {
   let timer = null;
@@ -84,8 +87,10 @@ function fitter(term, host) {
     if (!screen || !box || !term.cols) return;
     const perCol = screen.getBoundingClientRect().width / term.cols / term.options.fontSize;
     if (!perCol) return;
-    const used = Math.max(usedColumns(term), 40);
-    const size = Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(((box - 8) / (used * perCol)) * 2) / 2));
+    const fontFor = (cols) => Math.min(MAX_FONT, Math.floor(((box - 8) / (cols * perCol)) * 2) / 2);
+    // The whole screen when it fits readably (a desk); else the columns in use (a phone), scrolling past MIN_FONT.
+    const whole = fontFor(term.cols);
+    const size = whole >= READABLE_FONT ? whole : Math.max(MIN_FONT, fontFor(Math.max(usedColumns(term), 40)));
     if (size !== term.options.fontSize) term.options.fontSize = size;
     showCursorRow(term, host);
   };

@@ -88,6 +88,8 @@ describe('the web page on a phone (390×844)', () => {
     expect(await page.locator('button[data-choice="answer"]').textContent()).toBe('y: Yes');
     // The page fits the phone: nothing but the terminal scrolls sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // 120 columns cannot fit 390 px readably: the font fits the columns in use instead (a short-lined screen: large).
+    expect(await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('.xterm-rows')!).fontSize))).toBeGreaterThanOrEqual(12);
     await browser.screenshot(page, 'job-phone');
 
     await decline.click();
@@ -169,6 +171,13 @@ describe('the web page on a desktop (1280×800)', () => {
     expect((await d.jobs()).find((j) => j.name === JOB)?.state).toBe('blocked');
     await waitText(page, '#timeline', 'Asked: “Delete the cache? [y/N]”');
     await browser.screenshot(page, 'job-desktop');
+    // On a desk the whole screen (120 columns) fits its box with no sideways scroll, at a readable size.
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('.term-wrap')!;
+      return { scrolls: wrap.scrollWidth > wrap.clientWidth, font: parseFloat(getComputedStyle(document.querySelector('.xterm-rows')!).fontSize) };
+    });
+    expect(fit.scrolls).toBe(false);
+    expect(fit.font).toBeGreaterThanOrEqual(10);
 
     await page.goto(base);
     await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
