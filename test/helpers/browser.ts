@@ -6,20 +6,24 @@
  * after the file, whatever happened.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
 export const PHONE = { width: 390, height: 844 } as const;
 export const DESKTOP = { width: 1280, height: 800 } as const;
-/** Where the screenshots the README shows are kept (committed). */
-export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+/**
+ * Where the tests save their screenshots: .tmp/screenshots (ignored), so a
+ * run leaves the tree clean. The README's own are refreshed with
+ * NIGHTSHIFT_SCREENSHOTS=docs/screenshots.
+ */
+export const SCREENSHOTS = resolve(process.env.NIGHTSHIFT_SCREENSHOTS ?? join(import.meta.dirname, '..', '..', '.tmp', 'screenshots'));
 
 export interface Browsers {
   /** A new page in a new context (no cookies) at `viewport`, with a phone's touch and scale when it is PHONE. */
   page(viewport?: { width: number; height: number }): Promise<Page>;
-  /** Saves a screenshot of the page as docs/screenshots/NAME.png. */
+  /** Saves a screenshot of the page as SCREENSHOTS/NAME.png. */
   screenshot(page: Page, name: string): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
  * A person opens a login URL on a phone, sees the question on the live
  * terminal, declines it, and the job ends; the evidence says who. Each
  * test has its own state directory, socket, port and browser context.
- * Screenshots at phone and desktop size go to docs/screenshots/.
+ * Screenshots at phone and desktop size go to .tmp/screenshots/ (NIGHTSHIFT_SCREENSHOTS=docs/screenshots refreshes the README's).
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it, type TestContext } from 'vitest';
