@@ -23,7 +23,7 @@ export function renderQuestion(box, shown, canAct, onActed) {
     box,
     el('pre', { class: 'prompt-text', id: 'prompt-text' }, prompt.text || '(the prompt has no text)'),
     decision(prompt),
-    choices(job.name, prompt.choices ?? [], canAct && job.state === 'blocked', onActed),
+    choices(job.name, prompt.episode ?? null, prompt.choices ?? [], canAct && job.state === 'blocked', onActed),
     canAct ? null : el('p', { class: 'note', id: 'viewer-note' }, 'You are signed in as a viewer: you can watch this job, not answer it.'),
   );
 }
@@ -43,7 +43,7 @@ function decision(p) {
   return el('dl', { class: 'decision', id: 'decision' }, ...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
 
-function choices(name, list, enabled, onActed) {
+function choices(name, episode, list, enabled, onActed) {
   const wrap = el('div', { class: 'buttons', id: 'choices' });
   if (!list.length) return el('p', { class: 'note' }, 'The rule offers no keys to press: reply with the text box below.');
   // Decline first: the safe choice is the one under the thumb.
@@ -51,18 +51,19 @@ function choices(name, list, enabled, onActed) {
   for (const c of sorted) {
     const label = c.label || c.keys.join(' ');
     const button = el('button', { type: 'button', class: c.choice, 'data-choice': c.choice, disabled: !enabled, title: `sends ${c.keys.join(' ')}` }, label);
-    const act = () => answer(name, c.choice, button, onActed);
+    const act = () => answer(name, episode, c.choice, button, onActed);
     button.addEventListener('click', () => (c.choice === 'decline' ? act() : confirmThen(button, `Answer “${label}”? This sends ${c.keys.join(' ')} to the job.`, `Yes, send ${label}`, act)));
     wrap.append(button);
   }
   return wrap;
 }
 
-async function answer(name, choice, button, onActed) {
+// The episode binds the press to the question on screen: if the job moved on meanwhile, the daemon sends nothing (409).
+async function answer(name, episode, choice, button, onActed) {
   showError('', '#act-error');
   button.disabled = true;
   try {
-    const r = await post(jobPath(name, '/answer'), { choice });
+    const r = await post(jobPath(name, '/answer'), episode ? { choice, episode } : { choice });
     onActed(`Sent ${(r?.keys ?? []).join(' ')} (${choice}), recorded as ${r?.answered_by ?? 'you'}.`);
   } catch (e) {
     button.disabled = false;

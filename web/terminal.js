@@ -24,6 +24,8 @@ export function liveTerminal(host, name, status) {
     fontSize: 12,
     scrollback: 2000,
     fontFamily: 'ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace',
+    // A job's output can carry OSC 8 hyperlinks: only http(s), in a new tab that cannot reach back to this one.
+    linkHandler: { activate: (_event, uri) => /^https?:\/\//i.test(uri) && window.open(uri, '_blank', 'noopener,noreferrer') },
   });
   term.open(host);
   const fit = fitter(term, host);

@@ -10,7 +10,7 @@
  * timeout helps there. Times are passed in by the caller; the board never
  * reads the clock, so tests are exact.
  */
-import { InputError } from '../util/errors.js';
+import { InputError, NotFoundError } from '../util/errors.js';
 import { openDatabase, type Database } from './db.js';
 import { isSuccess } from '../core/outcome.js';
 import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
@@ -181,7 +181,7 @@ export class Board {
 
   private requireRow(idOrName: string): JobRow {
     const row = this.findRow(idOrName);
-    if (!row) throw new InputError(`no job "${idOrName}"; nightshift board lists them`);
+    if (!row) throw new NotFoundError(`no job "${idOrName}"; nightshift board lists them`);
     return row;
   }
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { keySequence } from '../pty/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
-import { InputError } from '../util/errors.js';
+import { ConflictError, InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
 import { boardRow, cancel, evidence, liveJob, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
@@ -62,7 +62,7 @@ export const COMMANDS = [
     result: R.shownSchema,
     http: { method: 'GET', path: '/jobs/:job' },
     args: job,
-    handler: (d, a) => maskShown(show(d, a.job)),
+    handler: async (d, a) => maskShown(await show(d, a.job)),
   }),
   defineCommand({
     name: 'evidence',
@@ -80,14 +80,26 @@ export const COMMANDS = [
     result: R.answeredSchema,
     http: { method: 'POST', path: '/jobs/:job/answer' },
     args: z
-      .strictObject({ job: text, text: text.optional(), key: text.optional(), choice: z.enum(['answer', 'decline']).optional(), who: z.string().optional() })
+      .strictObject({
+        job: text,
+        text: text.optional(),
+        key: text.optional(),
+        choice: z.enum(['answer', 'decline']).optional(),
+        /** show's prompt.episode: the answer reaches that very prompt or nothing (the web's buttons send it). */
+        episode: text.optional(),
+        who: z.string().optional(),
+      })
       .refine((a) => [a.text, a.key, a.choice].filter((v) => v !== undefined).length === 1, { message: 'give exactly one of text, key or choice' }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
-      if (rec.state !== 'blocked') throw new InputError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);
+      if (rec.state !== 'blocked') throw new ConflictError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);
       const by = byLabel(a.who || 'unknown');
+      const live = liveJob(d, rec, 'answer');
+      if (a.episode !== undefined && live.blockedEpisode !== a.episode) {
+        throw new ConflictError(`job ${rec.name} has moved on from the question you answered (${a.episode}; now ${live.blockedEpisode ?? rec.reason.code}); nothing was sent`);
+      }
       const input: AnswerInput = a.text !== undefined ? { text: a.text } : a.key !== undefined ? { key: a.key } : { choice: a.choice! };
-      const keys = await liveJob(d, rec, 'answer').live.answer(input, by);
+      const keys = await live.live.answer(input, by);
       d.pager.ack(rec.id);
       return { job: rec.id, keys, answered_by: by };
     },

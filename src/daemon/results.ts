@@ -131,6 +131,7 @@ export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warning
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
 const promptViewSchema = z.object({
+  episode: z.string().nullable(),
   text: z.string(),
   rule: z.string().nullable(),
   class: z.string().nullable(),

@@ -25,6 +25,16 @@ export class InputError extends Error {
   }
 }
 
+/** The thing named does not exist (a job): still the caller's mistake (exit 2), 404 over HTTP. */
+export class NotFoundError extends InputError {
+  override name = 'NotFoundError';
+}
+
+/** The request was fine but the world moved on (the job is no longer blocked on that question): exit 2, 409 over HTTP. */
+export class ConflictError extends InputError {
+  override name = 'ConflictError';
+}
+
 export function isInputError(e: unknown): e is InputError {
   return e instanceof InputError;
 }

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CallContext, Commands, DaemonCommand } from '../daemon/command.js';
 import { HandlerError } from '../daemon/command.js';
-import { InputError } from '../util/errors.js';
+import { ConflictError, InputError, NotFoundError } from '../util/errors.js';
 import { callerOf, ipOf, refusal, refuse, type Caller } from './identity.js';
 import { webActor, type AuthStore } from './types.js';
 
@@ -49,10 +49,29 @@ export async function authorize(req: FastifyRequest, reply: FastifyReply, deps: 
   const write = req.method !== 'GET';
   const r = refusal(caller, need, write, req);
   if (!r) return caller;
-  if (write || r.status === 403) deps.auth.audit({ who: caller?.person.name ?? '-', action: what, ok: false, ip: ipOf(req), detail: r.error }, deps.now());
+  if ((write || r.status === 403) && (caller || anonymous.first(ipOf(req), deps.now()))) {
+    deps.auth.audit({ who: caller?.person.name ?? '-', action: what, ok: false, ip: ipOf(req), detail: r.error }, deps.now());
+  }
   refuse(reply, r);
   return null;
 }
+
+/**
+ * Refusals of nobody in particular are audited once a minute per address:
+ * an anonymous loop must not fill the disk through the audit log.
+ */
+class FirstPerMinute {
+  private readonly seen = new Map<string, number>();
+
+  first(key: string, now: number): boolean {
+    const last = this.seen.get(key);
+    if (last !== undefined && now - last < 60_000) return false;
+    if (this.seen.size >= 1_024) this.seen.clear();
+    this.seen.set(key, now);
+    return true;
+  }
+}
+const anonymous = new FirstPerMinute();
 
 async function callCommand(cmd: DaemonCommand, req: FastifyRequest, reply: FastifyReply, deps: ApiDeps): Promise<unknown> {
   const caller = await authorize(req, reply, deps, cmd.role, cmd.name);
@@ -86,11 +105,13 @@ function takesWho(cmd: DaemonCommand): boolean {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A job that is not there is 404; a request that does not fit (bad args, a job not blocked) 400; the daemon's own fault 500. */
+/** A job that is not there is 404; one that moved on 409; a request that does not fit 400; the daemon's own fault 500. */
 function statusOf(e: unknown): number {
-  if (e instanceof HandlerError) return 500;
-  if (e instanceof InputError) return /^no job /i.test(e.message) ? 404 : 400;
+  if (e instanceof NotFoundError) return 404;
+  if (e instanceof ConflictError) return 409;
+  if (e instanceof InputError) return 400;
   return 500;
 }
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** The caller's mistakes are told as they are; the daemon's own (paths, stacks) stay in its log. */
+const messageOf = (e: unknown): string => (e instanceof InputError ? e.message : e instanceof HandlerError ? `internal error in "${e.command}"; the daemon log has the details` : 'internal error; the daemon log has the details');

@@ -10,7 +10,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Commands } from '../daemon/command.js';
 import type { Daemon } from '../daemon/daemon.js';
 import { API, registerApi, type ApiDeps } from './api.js';
@@ -45,6 +45,8 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+const CLOSE_MS = 2_000;
+
 export interface WebServerDeps {
   readonly daemon: Daemon;
   readonly commands: Commands;
@@ -67,10 +69,19 @@ export class WebServer {
       trustProxy: 'loopback',
       bodyLimit: 64 * 1024,
       logger: false,
+      // A phone that stopped reading a recording must not hold the daemon's shutdown (and its lock) open.
+      forceCloseConnections: true,
     });
     await app.register(fastifyCookie);
     await app.register(fastifyRateLimit, { global: false });
-    await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+    await app.register(fastifyWebsocket, {
+      options: { maxPayload: 64 * 1024 },
+      // The default closes each socket politely and waits up to 30 s for an answer a sleeping phone never sends.
+      preClose: function (this: FastifyInstance, done) {
+        for (const client of this.websocketServer.clients) client.terminate();
+        this.websocketServer.close(() => done());
+      },
+    });
     app.addHook('onSend', async (req, reply) => {
       reply.headers(SECURITY_HEADERS);
       if (req.url.startsWith(API)) reply.header('cache-control', 'no-store');
@@ -88,8 +99,12 @@ export class WebServer {
     return new WebServer(app, `${plan.tls ? 'https' : 'http'}://${host}:${port}`);
   }
 
+  /** Connections still open after CLOSE_MS are cut: a stalled client never holds the daemon's exit. */
   async close(): Promise<void> {
-    await this.app.close();
+    const closed = this.app.close();
+    const timer = setTimeout(() => this.app.server.closeAllConnections(), CLOSE_MS);
+    await closed;
+    clearTimeout(timer);
   }
 }
 
@@ -98,7 +113,9 @@ function registerPages(app: FastifyInstance, api: ApiDeps): void {
   const files = assets();
   void app.register(fastifyStatic, { root: files.web, prefix: '/assets/', index: false, wildcard: true });
   app.get('/', (_req, reply) => reply.sendFile('index.html'));
-  app.get('/jobs/:job', (req, reply) => {
+  // With ?code= it is a login and limited as one; a plain reload of the page is not counted.
+  const codeLimit = { ...LOGIN_LIMIT, allowList: (req: FastifyRequest) => (req.query as { code?: unknown }).code === undefined };
+  app.get('/jobs/:job', { config: { rateLimit: codeLimit } }, (req, reply) => {
     if ((req.query as { code?: unknown }).code !== undefined) {
       return redeem(req, reply, api, `/jobs/${encodeURIComponent((req.params as { job: string }).job)}`);
     }

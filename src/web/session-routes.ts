@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { API, type ApiDeps } from './api.js';
-import { callerOf, ipOf, SESSION_COOKIE } from './identity.js';
+import { callerOf, ipOf, refusal, refuse, SESSION_COOKIE } from './identity.js';
 import type { Person } from './types.js';
 
 /** Ten tries a minute from one address: plenty for a person, nothing for guessing. */
@@ -30,6 +30,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: ApiDeps): void
   });
   app.post(`${API}/logout`, async (req, reply) => {
     const caller = await callerOf(req, deps.auth, deps.now());
+    // Signing someone out is a cookie write too: another site must not do it for them.
+    const r = refusal(caller, 'viewer', true, req);
+    if (caller && r) return refuse(reply, r);
     if (caller?.via === 'session') deps.auth.endSession(caller.sid);
     deps.auth.audit({ who: caller?.person.name ?? '-', action: 'logout', ok: true, ip: ipOf(req) }, deps.now());
     return reply.clearCookie(SESSION_COOKIE, { path: '/' }).send({ signed_out: true });
@@ -51,6 +54,9 @@ export function redeem(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, 
   const ok = got !== null && got.purpose.kind === 'login';
   deps.auth.audit({ who: got?.person.name ?? '-', action: 'login-code', ok, ip: ipOf(req), ...(ok ? {} : { detail: 'unknown, used or expired code' }) }, deps.now());
   if (!ok || got.purpose.kind !== 'login') {
+    // An old notification tapped again by someone already signed in: the page, not an error.
+    const sid = req.cookies[SESSION_COOKIE];
+    if (page && sid && deps.auth.session(sid, deps.now())) return reply.redirect(safeNext(page), 303);
     return reply.code(401).type('text/html').send(expiredPage());
   }
   signIn(reply, deps, got.person);

@@ -14,11 +14,10 @@ import { API, authorize, type ApiDeps } from './api.js';
 
 /**
  * A phone on a slow link must not make the daemon hold a flood: past this
- * much unsent output the socket is closed (4000), and the page reconnects
- * to a fresh snapshot.
+ * much unsent output the socket is cut, and the page reconnects to a fresh
+ * snapshot.
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
-export const FELL_BEHIND = 4000;
 
 export function registerTerminal(app: FastifyInstance, d: Daemon, deps: ApiDeps): void {
   app.get(
@@ -32,7 +31,12 @@ export function registerTerminal(app: FastifyInstance, d: Daemon, deps: ApiDeps)
         return undefined;
       },
     },
-    (socket, req) => void stream(d, socket, (req.params as { job: string }).job),
+    (socket, req) =>
+      void stream(d, socket, (req.params as { job: string }).job).catch((e: unknown) => {
+        // A socket's failure is the socket's: it must never become an unhandled rejection that ends the daemon.
+        deps.onError(e);
+        socket.terminate();
+      }),
   );
 }
 
@@ -60,22 +64,24 @@ async function stream(d: Daemon, ws: WebSocket, name: string): Promise<void> {
   let ready = false;
   const forward = (data: string): void => {
     if (!ready) return void early.push(data);
-    if (ws.bufferedAmount > MAX_BUFFERED) return void ws.close(FELL_BEHIND, 'fell behind; reconnect for a fresh screen');
+    // terminate, not close: a peer too slow to read output will not answer a close frame either.
+    if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
     send({ type: 'output', data: redact(data) });
   };
   const stop = live.watchOutput(forward);
+  // The job's end is awaited only while the socket is open: a page that reconnects for days leaves nothing behind.
+  const gone = new Promise<'gone'>((resolve) => ws.once('close', () => resolve('gone')));
   ws.on('close', stop);
   ws.on('error', () => ws.terminate());
   const data = await live.screen.serialize();
   send({ type: 'snapshot', cols: live.screen.cols, rows: live.screen.rows, data: redact(data) });
   ready = true;
   for (const chunk of early.splice(0)) forward(chunk);
-  void live.finished.then(() => {
-    stop();
-    const after = d.board.get(rec.id);
-    send({ type: 'end', reason: after ? `${after.state}: ${reasonText(after.reason)}` : 'ended' });
-    ws.close(1000);
-  });
+  if ((await Promise.race([live.finished, gone])) === 'gone') return;
+  stop();
+  const after = d.board.get(rec.id);
+  send({ type: 'end', reason: after ? `${after.state}: ${reasonText(after.reason)}` : 'ended' });
+  ws.close(1000);
 }
 
 function sameOrigin(req: FastifyRequest): boolean {

@@ -183,6 +183,47 @@ describe('issue 11: the HTTP API and the terminal over real HTTP and WebSockets'
     expect(typed.headers.get('set-cookie')).toMatch(/nightshift_session=/);
   }, 90_000);
 
+  it('an answer bound to an episode reaches that question or none: the job moved on, 409, nothing sent', async (ctx) => {
+    const s = scope(ctx);
+    const d = await s.daemon(s.stateDir(), ['--http', '127.0.0.1:0']);
+    await d.submit('twice', ['bash', '-c', 'read -r -p "Delete A? [y/N] " a; read -r -p "Delete B? [y/N] " b; echo "got:$a$b"']);
+    await d.waitState('twice', 'blocked', undefined, SOON);
+    const alice = await token(d, 'alice');
+    const first = (await api(d, '/api/v1/jobs/twice', { headers: bearer(alice) })).body.prompt;
+    expect(first.episode).toMatch(/:1$/);
+    expect((await d.ns('answer', ['twice', 'n'])).code).toBe(0);
+    await waitUntil(async () => (await api(d, '/api/v1/jobs/twice', { headers: bearer(alice) })).body.prompt?.episode?.endsWith(':2'), SOON, 'the second question');
+    const late = await api(d, '/api/v1/jobs/twice/answer', post(alice, { choice: 'answer', episode: first.episode }));
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatch(/moved on.*nothing was sent/);
+    const rec = (await d.jobs()).find((j) => j.name === 'twice')!;
+    expect(readFileSync(rec.paths!.evidence, 'utf8')).not.toContain('human:alice@web');
+    expect(sr(rec)).toMatch(/^blocked\//);
+    const ok = await api(d, '/api/v1/jobs/twice/answer', post(alice, { choice: 'decline', episode: first.episode.replace(/:1$/, ':2') }));
+    expect(ok.status).toBe(200);
+    await d.waitState('twice', 'done', undefined, SOON);
+  }, 90_000);
+
+  it('a client that stops reading a recording does not hold the daemon open: shutdown exits at once', async (ctx) => {
+    const s = scope(ctx);
+    const d = await s.daemon(s.stateDir(), ['--http', '127.0.0.1:0']);
+    await d.submit('flood', ['bash', '-c', 'head -c 24000000 /dev/zero | base64 -w 76']);
+    const done = await d.waitState('flood', 'done', undefined, 60_000);
+    const alice = await token(d, 'alice');
+    const { request } = await import('node:http');
+    const stalled = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      request(`${d.web}/api/v1/jobs/flood/recording`, { headers: bearer(alice) }, resolve).on('error', reject).end();
+    });
+    expect(stalled.statusCode).toBe(200);
+    stalled.pause();
+    stalled.on('error', () => undefined);
+    expect(readFileSync(done.paths!.recording).length).toBeGreaterThan(8_000_000);
+    const t0 = Date.now();
+    expect((await d.ns('shutdown')).code).toBe(0);
+    await d.proc.exit;
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  }, 120_000);
+
   it('logins are rate-limited per address', async (ctx) => {
     const s = scope(ctx);
     const d = await s.daemon(s.stateDir(), ['--http', '127.0.0.1:0']);

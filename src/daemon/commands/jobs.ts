@@ -1,5 +1,5 @@
 /** Handlers that read or change a job on the board: submit, show, cancel, and finding a live job. */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { JobRecord } from '../../board/types.js';
 import { loadPolicy } from '../../rules/policy-file.js';
@@ -50,12 +50,13 @@ export function boardRow(d: Daemon, rec: JobRecord): JobRecord & { warnings?: Jo
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
-export function show(d: Daemon, idOrName: string) {
+/** The live parts are read at once, in one tick; the job's files after, without holding the event loop. */
+export async function show(d: Daemon, idOrName: string) {
   const rec = d.board.require(idOrName);
   const job = d.jobs.get(rec.id);
   const status = job?.live.watchdog.status();
   const candidate = status?.promptCandidate;
-  return {
+  const now = {
     job: rec,
     transitions: d.board.transitions(rec.id),
     signals: status
@@ -71,42 +72,57 @@ export function show(d: Daemon, idOrName: string) {
     // Live jobs only: an ended job's log keeps the note (rules_coverage).
     rules_coverage: job?.live.rulesCoverage ?? null,
     warnings: job?.live.warnings ?? [],
-    screen: job ? job.live.screen.text() : finalScreen(rec),
-    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.live.screen.snapshot().rows, choiceLabel) : null,
-    evidence: lastEvidence(rec, 3),
+    screen: job ? job.live.screen.text() : null,
+    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.blockedEpisode, job.live.screen.snapshot().rows, choiceLabel) : null,
+    // Filled in below; here so the keys keep their order in `show --json`.
+    evidence: [] as Record<string, unknown>[],
     pages: d.pager.history(rec.id),
   };
+  const [screen, evidence] = await Promise.all([job ? now.screen : finalScreen(rec), lastEvidence(rec, 3)]);
+  return { ...now, screen, evidence };
 }
 
-function finalScreen(rec: JobRecord): string | null {
-  if (!rec.paths || !existsSync(rec.paths.summary)) return null;
+async function finalScreen(rec: JobRecord): Promise<string | null> {
+  if (!rec.paths) return null;
   try {
-    return (JSON.parse(readFileSync(rec.paths.summary, 'utf8')) as { final_screen?: string }).final_screen ?? null;
+    return (JSON.parse(await readFile(rec.paths.summary, 'utf8')) as { final_screen?: string }).final_screen ?? null;
   } catch {
     return null;
   }
 }
 
 /** The job's last evidence records (each line is one JSON object, written by EvidenceLog). */
-function lastEvidence(rec: JobRecord, n: number): Record<string, unknown>[] {
-  if (!rec.paths || !existsSync(rec.paths.evidence)) return [];
-  const lines = readFileSync(rec.paths.evidence, 'utf8').split('\n').filter(Boolean);
-  return lines.slice(-n).map((l) => JSON.parse(l) as Record<string, unknown>);
+async function lastEvidence(rec: JobRecord, n: number): Promise<Record<string, unknown>[]> {
+  return (await readEvidence(rec, n)).records;
+}
+
+/** The last `limit` evidence lines; a line cut short by a crash or a full disk is skipped, the rest still reads. */
+async function readEvidence(rec: JobRecord, limit: number): Promise<{ records: Record<string, unknown>[] }> {
+  if (!rec.paths) return { records: [] };
+  let text: string;
+  try {
+    text = await readFile(rec.paths.evidence, 'utf8');
+  } catch {
+    return { records: [] };
+  }
+  const records = text
+    .split('\n')
+    .filter(Boolean)
+    .slice(-limit)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  return { records };
 }
 
 /** The evidence timeline (the web's job page): the last `limit` records, read without holding the event loop. */
 export async function evidence(d: Daemon, idOrName: string, limit: number): Promise<{ records: Record<string, unknown>[] }> {
   const rec = d.board.require(idOrName);
-  if (!rec.paths || !existsSync(rec.paths.evidence)) return { records: [] };
-  const lines = (await readFile(rec.paths.evidence, 'utf8')).split('\n').filter(Boolean).slice(-limit);
-  const records = lines.flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      // A line cut short by a crash or a full disk: the rest of the timeline still reads.
-      return [];
-    }
-  });
+  const { records } = await readEvidence(rec, limit);
   return { records: redactDeep(records, redactorFor(rec.env)) };
 }
 

@@ -13,6 +13,8 @@ export interface PromptChoice {
 }
 
 export interface PromptView {
+  /** The block this prompt is (the page key); an answer that names it reaches this prompt or none. */
+  episode: string | null;
   text: string;
   rule: string | null;
   class: string | null;
@@ -26,12 +28,12 @@ export interface PromptView {
 
 export type LabelOf = (keys: readonly string[], screen: readonly string[]) => string;
 
-export function promptView(live: LiveJob, screen: readonly string[], labelOf: LabelOf): PromptView | null {
+export function promptView(live: LiveJob, episode: string | null, screen: readonly string[], labelOf: LabelOf): PromptView | null {
   const blocked = live.blockedPrompt();
   if (!blocked) return null;
   const { action: a, rule } = blocked;
   const choices: PromptChoice[] = [];
   if (rule?.answer.length) choices.push({ choice: 'answer', keys: [...rule.answer], label: labelOf(rule.answer, screen) });
   if (rule?.decline.length) choices.push({ choice: 'decline', keys: [...rule.decline], label: labelOf(rule.decline, screen) });
-  return { text: a.prompt ?? '', rule: a.rule, class: a.class, decision: a.kind, layer: a.layer, why: a.why, command: a.command ?? null, choices };
+  return { episode, text: a.prompt ?? '', rule: a.rule, class: a.class, decision: a.kind, layer: a.layer, why: a.why, command: a.command ?? null, choices };
 }
