@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IllegalTransitionError } from '../core/task-state.js';
-import { InputError } from '../util/errors.js';
+import { InputError, NotFoundError } from '../util/errors.js';
 import { Board, boardPath } from './board.js';
 import { BOARD_SCHEMA_VERSION } from './schema.js';
 import type { JobSpecInput } from './types.js';
@@ -69,7 +69,7 @@ describe('Board.submit', () => {
     expect(board.get(job.id)).toEqual(job);
     expect(board.get('build')).toEqual(job);
     expect(board.get('nope')).toBeUndefined();
-    expect(() => board.require('nope')).toThrow(new InputError('no job "nope"; nightshift board lists them'));
+    expect(() => board.require('nope')).toThrow(new NotFoundError('no job "nope"; nightshift board lists them'));
     expect(board.transitions('build')).toEqual([
       { job: job.id, time: '2025-01-02T03:04:05.678Z', state: 'queued', reason: { code: 'submitted' } },
     ]);
