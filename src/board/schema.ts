@@ -81,6 +81,23 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS web_sessions_person ON web_sessions (person);
   `,
+  // 4: a session's own end (max_until): one started from a page's link lives 12 h,
+  // a token's sign-in 7 days (auth-store.ts). Sessions are only sign-ins, so the
+  // table is made anew rather than altered: after the upgrade each browser signs
+  // in once more, and the step can be replayed (ALTER TABLE ADD COLUMN cannot).
+  `
+  DROP TABLE IF EXISTS web_sessions;
+  CREATE TABLE web_sessions (
+    hash      TEXT    PRIMARY KEY,
+    person    TEXT    NOT NULL,
+    role      TEXT    NOT NULL CHECK (role IN ('viewer', 'operator')),
+    csrf      TEXT    NOT NULL,
+    started   INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    max_until INTEGER NOT NULL
+  );
+  CREATE INDEX web_sessions_person ON web_sessions (person);
+  `,
 ];
 
 export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;

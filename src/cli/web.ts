@@ -22,10 +22,10 @@ export function registerWeb(program: Command): void {
     if (f.json) return printJson(r);
     process.stdout.write(formatToken(r));
   });
-  addStateFlag(web.command('revoke').description('take NAME\'s token back: its sessions and login URLs end too').argument('<name>', 'the person')).action(
+  addStateFlag(web.command('revoke').description('take NAME\'s token back: its sessions and login URLs end too (for a page person with no token: its sessions and page links)').argument('<name>', 'the person')).action(
     async (name: string, f: StateFlag) => {
       const r = await callDaemon(at(f), 'web-revoke', { name: parse(personNameSchema, name), who: currentUser() });
-      process.stdout.write(`revoked ${r.name}\n`);
+      process.stdout.write(formatRevoked(r));
     },
   );
   addStateFlag(web.command('list').description('every person with a token: role, created, last used, revoked').option('--json', 'one JSON document')).action(
@@ -43,6 +43,15 @@ function formatToken(r: CommandResult<'web-token'>): string {
   else out.push('no login URL: the daemon has no web address; start it with --http HOST:PORT or set notify.public_url in config.yaml');
   return `${out.join('\n')}\n`;
 }
+
+/** A page person (no token) says what ended, and that their page links stay refused. */
+function formatRevoked(r: CommandResult<'web-revoke'>): string {
+  if (r.token) return `revoked ${r.name}\n`;
+  const ended = `${plural(r.sessions, 'session')} and ${plural(r.codes, 'unused code')}`;
+  return `revoked ${r.name} (no token): ended ${ended}; page links for ${r.name} are refused until: nightshift web token ${r.name}\n`;
+}
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 function formatPeople(people: CommandResult<'web-list'>['people']): string {
   if (people.length === 0) return 'no web tokens; make one with: nightshift web token NAME\n';

@@ -133,6 +133,7 @@ export class Daemon {
       const daemonLog = log;
       const pager = new Pager(db, notify, { now: () => Date.now() }, {
         linker: pageLinker(() => {
+          // 'operator' is the most a page link may give: the store caps it by page_person's own token (a viewer stays one).
           const codes = daemon?.webAuth;
           return notify.links && codes ? { baseUrl: notify.links.publicUrl, person: { name: notify.links.pagePerson, role: 'operator' }, codes } : null;
         }),

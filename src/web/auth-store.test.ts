@@ -1,11 +1,19 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { scrypt } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boardBytes } from '../../test/helpers/board-bytes.js';
 import { openDatabase, type Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
-import { SESSION_IDLE_MS, SESSION_MAX_MS, WebAuth } from './auth-store.js';
+import { PAGE_SESSION_MAX_MS, SESSION_IDLE_MS, SESSION_MAX_MS, TOKEN_CACHE_MS, VerifiedTokens, WebAuth } from './auth-store.js';
+
+// scrypt as it is, counted: the token cache's point is how often it runs.
+vi.mock('node:crypto', async (real) => {
+  const m = await real<typeof import('node:crypto')>();
+  return { ...m, scrypt: vi.fn(m.scrypt) };
+});
+const scrypts = (): number => vi.mocked(scrypt).mock.calls.length;
 
 const T0 = Date.UTC(2026, 0, 1, 3, 0, 0);
 const MIN = 60_000;
@@ -63,8 +71,8 @@ describe('WebAuth tokens', () => {
     const { token } = auth.createToken('bob', 'operator', T0);
     const { id } = auth.startSession({ name: 'bob', role: 'operator' }, T0);
     const code = auth.mintCode({ name: 'bob', role: 'operator' }, { kind: 'login', next: '/' }, 10 * MIN, T0);
-    expect(auth.revoke('bob', T0 + MIN)).toBe(true);
-    expect(auth.revoke('nobody', T0 + MIN)).toBe(false);
+    expect(auth.revoke('bob', T0 + MIN)).toEqual({ token: true, sessions: 1, codes: 1 });
+    expect(auth.revoke('nobody', T0 + MIN)).toBeNull();
     expect(await auth.verifyToken(token, T0 + MIN)).toBeNull();
     expect(auth.session(id, T0 + MIN)).toBeNull();
     expect(auth.redeemCode(code, T0 + MIN)).toBeNull();
@@ -83,6 +91,40 @@ describe('WebAuth tokens', () => {
     expect(auth.list()[0]!.last_used).toBe(new Date(T0 + 1000).toISOString());
     await auth.verifyToken(token, T0 + 1000 + MIN);
     expect(auth.list()[0]!.last_used).toBe(new Date(T0 + 1000 + MIN).toISOString());
+  });
+
+  it('a verified token skips scrypt for a minute; revoke and a new token end that at once', async () => {
+    const { auth } = store();
+    const { token } = auth.createToken('alice', 'operator', T0);
+    const before = scrypts();
+    expect(await auth.verifyToken(token, T0)).toEqual({ name: 'alice', role: 'operator' });
+    expect(await auth.verifyToken(token, T0 + TOKEN_CACHE_MS - 1)).toEqual({ name: 'alice', role: 'operator' });
+    expect(scrypts() - before).toBe(1);
+    // Past the minute: scrypt again. A wrong secret is never cached, so each try costs one.
+    await auth.verifyToken(token, T0 + TOKEN_CACHE_MS);
+    expect(scrypts() - before).toBe(2);
+    expect(await auth.verifyToken(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'), T0 + TOKEN_CACHE_MS)).toBeNull();
+    expect(scrypts() - before).toBe(3);
+    auth.revoke('alice', T0 + TOKEN_CACHE_MS + 1);
+    expect(await auth.verifyToken(token, T0 + TOKEN_CACHE_MS + 2)).toBeNull();
+    // Re-enabled with the same name: the old token's cache entry is gone, the new one is verified afresh.
+    const fresh = auth.createToken('alice', 'viewer', T0 + TOKEN_CACHE_MS + 3).token;
+    expect(await auth.verifyToken(token, T0 + TOKEN_CACHE_MS + 4)).toBeNull();
+    expect(await auth.verifyToken(fresh, T0 + TOKEN_CACHE_MS + 4)).toEqual({ name: 'alice', role: 'viewer' });
+    expect(scrypts() - before).toBe(4);
+  });
+
+  it('the token cache is bounded, dropping the oldest; forget drops one person\'s tokens', () => {
+    const cache = new VerifiedTokens(2);
+    cache.add('h1', 'a', 'id1', T0);
+    cache.add('h2', 'b', 'id2', T0);
+    cache.add('h3', 'b', 'id3', T0);
+    expect([cache.has('h1', 'id1', T0), cache.has('h2', 'id2', T0), cache.has('h3', 'id3', T0)]).toEqual([false, true, true]);
+    expect(cache.has('h2', 'other-id', T0)).toBe(false);
+    cache.add('h1', 'a', 'id1', T0);
+    cache.forget('b');
+    expect([cache.has('h1', 'id1', T0), cache.has('h3', 'id3', T0)]).toEqual([true, false]);
+    expect(cache.has('h1', 'id1', T0 + TOKEN_CACHE_MS)).toBe(false);
   });
 
   it('names are case-insensitive; a bad name or role is an InputError naming the value', () => {
@@ -130,6 +172,54 @@ describe('WebAuth codes', () => {
     expect(auth.redeemCode(code, T0)).toBeNull();
   });
 
+  it('a code never gives more than its person\'s token: a viewer\'s page link signs in a viewer', () => {
+    const { auth } = store();
+    auth.createToken('alice', 'viewer', T0);
+    const login = auth.mintCode(alice, { kind: 'login', next: '/jobs/fix', from: 'page' }, MIN, T0);
+    const decline = auth.mintCode(alice, { kind: 'action', job: 'j1', action: 'decline', episode: 'j1:1' }, MIN, T0);
+    expect(auth.redeemCode(login, T0)?.person).toEqual({ name: 'alice', role: 'viewer' });
+    expect(auth.redeemCode(decline, T0)?.person).toEqual({ name: 'alice', role: 'viewer' });
+    // An operator's token lets an operator code through as it is; a viewer code stays a viewer's.
+    auth.createToken('olga', 'operator', T0);
+    expect(auth.redeemCode(auth.mintCode({ name: 'olga', role: 'operator' }, { kind: 'login', next: '/' }, MIN, T0), T0)?.person.role).toBe('operator');
+    expect(auth.redeemCode(auth.mintCode({ name: 'olga', role: 'viewer' }, { kind: 'login', next: '/' }, MIN, T0), T0)?.person.role).toBe('viewer');
+  });
+
+  it('capped at redeem too: a code minted before its person got a viewer token redeems as a viewer', () => {
+    const { db, auth } = store();
+    const code = auth.mintCode(alice, { kind: 'login', next: '/' }, MIN, T0);
+    // createToken would end the code; a row written behind the store's back (an older nightshift's code) must not matter.
+    db.prepare("INSERT INTO web_people (name, role, token_id, salt, hash, created) VALUES ('alice', 'viewer', '00', x'', x'', 0)").run();
+    expect(auth.redeemCode(code, T0)?.person).toEqual({ name: 'alice', role: 'viewer' });
+  });
+
+  it('mints nothing for a person whose token is revoked, naming them', () => {
+    const { auth } = store();
+    auth.createToken('alice', 'operator', T0);
+    auth.revoke('alice', T0);
+    expect(() => auth.mintCode(alice, { kind: 'login', next: '/' }, MIN, T0)).toThrow(InputError);
+    expect(() => auth.mintCode(alice, { kind: 'login', next: '/' }, MIN, T0)).toThrow(/web access for "alice" is revoked/);
+  });
+
+  it('revoke of a page person with no token ends their sessions and codes and refuses new codes until web token', () => {
+    const { auth } = store();
+    const oncall = { name: 'on-call', role: 'operator' } as const;
+    const { id } = auth.startSession(oncall, T0);
+    auth.mintCode(oncall, { kind: 'login', next: '/jobs/a', from: 'page' }, MIN, T0);
+    const late = auth.mintCode(oncall, { kind: 'login', next: '/jobs/b', from: 'page' }, MIN, T0);
+    auth.mintCode(oncall, { kind: 'login', next: '/jobs/c' }, 1, T0);
+    expect(auth.revoke('on-call', T0 + 2)).toEqual({ token: false, sessions: 1, codes: 2 });
+    expect(auth.session(id, T0 + 3)).toBeNull();
+    expect(auth.redeemCode(late, T0 + 3)).toBeNull();
+    expect(() => auth.mintCode(oncall, { kind: 'login', next: '/' }, MIN, T0 + 3)).toThrow(/"on-call" is revoked/);
+    expect(auth.list()).toEqual([{ name: 'on-call', role: 'viewer', created: new Date(T0 + 2).toISOString(), last_used: null, revoked: new Date(T0 + 2).toISOString() }]);
+    // Nothing left: a second revoke keeps the first time and says there was a row.
+    expect(auth.revoke('on-call', T0 + 4)).toEqual({ token: true, sessions: 0, codes: 0 });
+    expect(auth.list()[0]!.revoked).toBe(new Date(T0 + 2).toISOString());
+    auth.createToken('on-call', 'operator', T0 + 5);
+    expect(auth.redeemCode(auth.mintCode(oncall, { kind: 'login', next: '/' }, MIN, T0 + 5), T0 + 5)?.person).toEqual(oncall);
+  });
+
   it('refuses a login that would lead off the site', () => {
     const { auth } = store();
     expect(() => auth.mintCode(alice, { kind: 'login', next: '//evil.example/' }, MIN, T0)).toThrow(InputError);
@@ -167,6 +257,25 @@ describe('WebAuth sessions', () => {
       expect(auth.session(busy, t)).not.toBeNull();
     }
     expect(auth.session(busy, T0 + SESSION_MAX_MS)).toBeNull();
+  });
+
+  it('a session from a page\'s login code ends 12 h after sign-in, however busy; other codes\' sessions last 7 days', () => {
+    const { auth } = store();
+    const page = auth.startSession(alice, T0, { from: { kind: 'login', next: '/jobs/fix', from: 'page' } }).id;
+    const url = auth.startSession(alice, T0, { from: { kind: 'login', next: '/' } }).id;
+    for (let t = T0; t < T0 + PAGE_SESSION_MAX_MS; t += SESSION_IDLE_MS / 4) {
+      expect(auth.session(page, t)).not.toBeNull();
+      expect(auth.session(url, t)).not.toBeNull();
+    }
+    expect(auth.session(page, T0 + PAGE_SESSION_MAX_MS)).toBeNull();
+    expect(auth.session(url, T0 + PAGE_SESSION_MAX_MS)).not.toBeNull();
+  });
+
+  it('a session\'s role is capped by its person\'s token as it is now', () => {
+    const { db, auth } = store();
+    const { id } = auth.startSession({ name: 'bob', role: 'operator' }, T0);
+    db.prepare("INSERT INTO web_people (name, role, token_id, salt, hash, created) VALUES ('bob', 'viewer', '00', x'', x'', 0)").run();
+    expect(auth.session(id, T0 + 1)).toMatchObject({ name: 'bob', role: 'viewer' });
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * People, tokens, single-use codes and browser sessions of the web view,
- * in the board's SQLite file (tables: schema.ts, version 3). Nothing
+ * in the board's SQLite file (tables: schema.ts, versions 3 and 4). Nothing
  * secret is stored: a token's secret only as scrypt(secret, salt), codes
  * and session ids (256 random bits each, so a plain hash is enough) only
  * as their SHA-256. Every time is the caller's `now` (ms).
@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
 import { AuditLog, type AuditEntry } from './audit.js';
-import { WEB_ROLES, type CodePurpose, type Person, type RedeemedCode, type Session, type WebRole } from './types.js';
+import { WEB_ROLES, type CodePurpose, type Person, type RedeemedCode, type Session, type SessionOrigin, type WebRole } from './types.js';
 
 /** Names are case-insensitive: stored and shown lower-case. */
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
@@ -25,7 +25,7 @@ export const webRoleSchema = z.enum(WEB_ROLES, { error: (iss) => `bad role ${JSO
 
 /** A login's `next` is a path on this site, never another origin (`//evil`): no open redirect. */
 const codePurposeSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('login'), next: z.string().regex(/^\/(?![/\\])/) }),
+  z.strictObject({ kind: z.literal('login'), next: z.string().regex(/^\/(?![/\\])/), from: z.literal('page').optional() }),
   z.strictObject({ kind: z.literal('action'), job: z.string().min(1), action: z.literal('decline'), episode: z.string().min(1) }),
 ]);
 
@@ -39,6 +39,15 @@ export function checkInput<T>(schema: z.ZodType<T>, value: unknown): T {
 /** Sessions end after 12 h without a request, and 7 days after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 12 * 3600_000;
 export const SESSION_MAX_MS = 7 * 24 * 3600_000;
+/**
+ * A session from a page's link ends 12 h after sign-in: its code went
+ * through a notifier (ntfy, Slack, a webhook) that others may read, and
+ * it is often the on-call identity, which no token stands behind.
+ */
+export const PAGE_SESSION_MAX_MS = 12 * 3600_000;
+/** A verified token skips scrypt for this long; the row is still read each time, so a revoke is seen at once. */
+export const TOKEN_CACHE_MS = 60_000;
+const TOKEN_CACHE_SIZE = 256;
 /** last_used / last_seen are written at most this often: a write per request would fsync per request. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -58,6 +67,10 @@ const iso = (t: number | null): string | null => (t === null ? null : new Date(t
 function scryptAsync(secretPart: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => scrypt(secretPart, salt, KEY_LEN, SCRYPT, (e, key) => (e ? reject(e) : resolve(key))));
 }
+
+/** Roles by what they may do, so the lower of two is the one with less. */
+const ROLE_RANK: Record<WebRole, number> = { viewer: 0, operator: 1 };
+const lowerRole = (a: WebRole, b: WebRole): WebRole => (ROLE_RANK[a] <= ROLE_RANK[b] ? a : b);
 
 interface PersonRow {
   name: string;
@@ -84,6 +97,14 @@ interface SessionRow {
   csrf: string;
   started: number;
   last_seen: number;
+  max_until: number;
+}
+
+/** What revoke ended. `token` false: NAME had no row in web_people, only sessions or codes (a page's on-call identity). */
+export interface Revoked {
+  token: boolean;
+  sessions: number;
+  codes: number;
 }
 
 export interface TokenListing {
@@ -94,9 +115,38 @@ export interface TokenListing {
   revoked: string | null;
 }
 
+/**
+ * Tokens whose secret scrypt has accepted, by the SHA-256 of the whole
+ * token: a bearer client polling the API costs one scrypt a minute, not
+ * one a request. Bounded, oldest first out, so unknown tokens cannot grow it.
+ */
+export class VerifiedTokens {
+  private readonly byHash = new Map<string, { name: string; tokenId: string; until: number }>();
+
+  constructor(private readonly size = TOKEN_CACHE_SIZE) {}
+
+  has(hash: string, tokenId: string, now: number): boolean {
+    const e = this.byHash.get(hash);
+    if (e && e.tokenId === tokenId && now < e.until) return true;
+    this.byHash.delete(hash);
+    return false;
+  }
+
+  add(hash: string, name: string, tokenId: string, now: number): void {
+    this.byHash.delete(hash);
+    if (this.byHash.size >= this.size) this.byHash.delete(this.byHash.keys().next().value!);
+    this.byHash.set(hash, { name, tokenId, until: now + TOKEN_CACHE_MS });
+  }
+
+  forget(name: string): void {
+    for (const [hash, e] of this.byHash) if (e.name === name) this.byHash.delete(hash);
+  }
+}
+
 export class WebAuth {
   private readonly log: AuditLog;
   private readonly s: ReturnType<typeof statements>;
+  private readonly verified = new VerifiedTokens();
 
   constructor(
     private readonly db: Database,
@@ -119,16 +169,27 @@ export class WebAuth {
       this.s.upsertPerson.run({ name: person, role: r, token_id: id, salt, hash, created: now });
       this.endAccess(person);
     })();
+    this.verified.forget(person);
     return { token: `nst_${id}_${part}` };
   }
 
-  /** false when NAME has no token; else NAME's token, sessions and unused codes end. */
-  revoke(name: string, now: number): boolean {
+  /**
+   * NAME's token, sessions and unused codes end. A name with no token but
+   * with sessions or codes (a page's on-call identity) gets a revoked row
+   * with no token, so new page codes for it are refused until
+   * `web token NAME`. null when NAME has nothing at all.
+   */
+  revoke(name: string, now: number): Revoked | null {
     const person = checkInput(personNameSchema, name);
-    return this.db.transaction(() => {
-      if (this.s.revoke.run(now, person).changes === 0) return false;
-      this.endAccess(person);
-      return true;
+    this.verified.forget(person);
+    return this.db.transaction((): Revoked | null => {
+      // Dead sessions and codes are cleared first, so the counts say what really ended.
+      this.prune(now);
+      const token = this.s.revoke.run(now, person).changes === 1;
+      const ended = this.endAccess(person);
+      if (!token && ended.sessions + ended.codes === 0) return null;
+      if (!token) this.s.insertRevoked.run({ name: person, token_id: `none:${person}`, created: now, revoked: now });
+      return { token, ...ended };
     })();
   }
 
@@ -140,60 +201,90 @@ export class WebAuth {
     const m = TOKEN.exec(token);
     if (!m) return null;
     const [, id, part] = m as unknown as [string, string, string];
-    const row = this.s.byTokenId.get(id) as PersonRow | undefined;
-    if (!row || row.revoked !== null) return null;
-    const hash = await scryptAsync(part, row.salt);
-    if (!timingSafeEqual(hash, row.hash)) return null;
-    // Revoked or replaced while scrypt ran on the threadpool: the row read before is stale.
+    const key = sha256(token);
+    if (!this.verified.has(key, id, now)) {
+      const name = await this.secretMatches(id, part);
+      if (name === null) return null;
+      this.verified.add(key, name, id, now);
+    }
+    // Read again, cached or not: revoked or replaced since (or while scrypt ran on the threadpool).
     const still = this.s.byTokenId.get(id) as PersonRow | undefined;
     if (!still || still.revoked !== null) return null;
     if (still.last_used === null || now - still.last_used >= TOUCH_EVERY_MS) this.s.touchPerson.run(now, still.name);
     return { name: still.name, role: still.role };
   }
 
+  /** The token's person when its secret matches a live row; the one place scrypt runs for a request. */
+  private async secretMatches(id: string, part: string): Promise<string | null> {
+    const row = this.s.byTokenId.get(id) as PersonRow | undefined;
+    if (!row || row.revoked !== null) return null;
+    const hash = await scryptAsync(part, row.salt);
+    return timingSafeEqual(hash, row.hash) ? row.name : null;
+  }
+
   /**
    * A single-use code for PERSON (who may have no token: the pager's on-call
-   * identity). Also clears codes past their expiry, so the table stays small.
+   * identity), with at most the role of PERSON's token; refused (InputError)
+   * when that token is revoked. Also clears codes past their expiry, so the
+   * table stays small.
    */
   mintCode(person: Person, purpose: CodePurpose, ttlMs: number, now: number): string {
-    const who = checkInput(personNameSchema, person.name);
+    const asked = { name: checkInput(personNameSchema, person.name), role: checkInput(webRoleSchema, person.role) };
     const what = checkInput(codePurposeSchema, purpose);
+    const who = this.capped(asked);
+    if (!who) throw new InputError(`web access for ${JSON.stringify(asked.name)} is revoked: no code is made for them until nightshift web token ${asked.name}`);
     const code = `nsc_${secret()}`;
     this.s.pruneCodes.run(now);
-    this.s.insertCode.run({ hash: sha256(code), person: who, role: checkInput(webRoleSchema, person.role), purpose: JSON.stringify(what), expires: now + ttlMs });
+    this.s.insertCode.run({ hash: sha256(code), person: who.name, role: who.role, purpose: JSON.stringify(what), expires: now + ttlMs });
     return code;
   }
 
-  /** The code's person and purpose, once; null when unknown, used, expired or its person's token is revoked. */
+  /**
+   * The code's person and purpose, once; null when unknown, used, expired or
+   * its person's token is revoked. The role is capped by the person's token
+   * as it is now, whatever the code was minted with.
+   */
   redeemCode(code: string, now: number): RedeemedCode | null {
     // Looked up by its SHA-256: a timing difference in the index says nothing about the code itself.
     const hash = sha256(code);
     const row = this.s.codeByHash.get(hash) as CodeRow | undefined;
-    if (!row || row.used !== null || row.expires <= now || this.revoked(row.person)) return null;
+    const person = row && row.used === null && row.expires > now ? this.capped({ name: row.person, role: row.role }) : null;
+    if (!row || !person) return null;
     // The guarded UPDATE is the claim: of two redemptions racing, one wins.
     if (this.s.useCode.run(now, hash).changes !== 1) return null;
     const purpose = codePurposeSchema.safeParse(JSON.parse(row.purpose));
-    return purpose.success ? { person: { name: row.person, role: row.role }, purpose: purpose.data } : null;
+    return purpose.success ? { person, purpose: purpose.data } : null;
   }
 
-  /** A new browser session: its id goes in the cookie, never stored but as a hash. */
-  startSession(person: Person, now: number): { id: string; session: Session } {
+  /**
+   * A new browser session: its id goes in the cookie, never stored but as a
+   * hash. `origin.from`: the code it was redeemed from; a page's login code
+   * gives a session of PAGE_SESSION_MAX_MS, anything else SESSION_MAX_MS.
+   */
+  startSession(person: Person, now: number, origin: SessionOrigin = {}): { id: string; session: Session } {
     const name = checkInput(personNameSchema, person.name);
     const role = checkInput(webRoleSchema, person.role);
     const id = `nss_${secret()}`;
     const csrf = secret();
-    this.s.pruneSessions.run(now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
-    this.s.insertSession.run({ hash: sha256(id), person: name, role, csrf, started: now });
+    const fromPage = origin.from?.kind === 'login' && origin.from.from === 'page';
+    this.prune(now);
+    this.s.insertSession.run({ hash: sha256(id), person: name, role, csrf, started: now, max_until: now + (fromPage ? PAGE_SESSION_MAX_MS : SESSION_MAX_MS) });
     return { id, session: { name, role, csrf } };
   }
 
-  /** The session, or null when unknown, idle 12 h, 7 days old, or its person's token is revoked. */
+  /**
+   * The session, or null when unknown, idle 12 h, past its own end (7 days,
+   * 12 h from a page), or its person's token is revoked. Its role is capped
+   * by the person's token as it is now.
+   */
   session(id: string, now: number): Session | null {
     const hash = sha256(id);
     const row = this.s.sessionByHash.get(hash) as SessionRow | undefined;
-    if (!row || now - row.last_seen >= SESSION_IDLE_MS || now - row.started >= SESSION_MAX_MS || this.revoked(row.person)) return null;
+    if (!row || now - row.last_seen >= SESSION_IDLE_MS || now >= row.max_until) return null;
+    const person = this.capped({ name: row.person, role: row.role });
+    if (!person) return null;
     if (now - row.last_seen >= TOUCH_EVERY_MS) this.s.touchSession.run(now, hash);
-    return { name: row.person, role: row.role, csrf: row.csrf };
+    return { ...person, csrf: row.csrf };
   }
 
   endSession(id: string): void {
@@ -209,15 +300,24 @@ export class WebAuth {
     return this.log.close();
   }
 
-  /** A person with a token row that is revoked; no row (an on-call identity) is not revoked. */
-  private revoked(name: string): boolean {
-    const row = this.s.personByName.get(name) as { revoked: number | null } | undefined;
-    return row !== undefined && row.revoked !== null;
+  /**
+   * PERSON as their token row allows: null when revoked, else the lower of
+   * the two roles. A name with no row (the on-call identity) keeps the role
+   * it was given: only `web token NAME` makes a row that can cap it.
+   */
+  private capped(person: Person): Person | null {
+    const row = this.s.personByName.get(person.name) as { role: WebRole; revoked: number | null } | undefined;
+    if (!row) return person;
+    return row.revoked === null ? { name: person.name, role: lowerRole(person.role, row.role) } : null;
   }
 
-  private endAccess(name: string): void {
-    this.s.endSessions.run(name);
-    this.s.endCodes.run(name);
+  private endAccess(name: string): { sessions: number; codes: number } {
+    return { sessions: this.s.endSessions.run(name).changes, codes: this.s.endCodes.run(name).changes };
+  }
+
+  private prune(now: number): void {
+    this.s.pruneCodes.run(now);
+    this.s.pruneSessions.run(now - SESSION_IDLE_MS, now);
   }
 }
 
@@ -232,7 +332,11 @@ function statements(db: Database) {
     revoke: db.prepare('UPDATE web_people SET revoked = COALESCE(revoked, ?) WHERE name = ?'),
     list: db.prepare('SELECT name, role, created, last_used, revoked FROM web_people ORDER BY name'),
     byTokenId: db.prepare('SELECT * FROM web_people WHERE token_id = ?'),
-    personByName: db.prepare('SELECT revoked FROM web_people WHERE name = ?'),
+    personByName: db.prepare('SELECT role, revoked FROM web_people WHERE name = ?'),
+    // A revoked row with no token: its token_id matches no token (they are 16 hex digits), its empty hash no secret.
+    insertRevoked: db.prepare(
+      `INSERT INTO web_people (name, role, token_id, salt, hash, created, revoked) VALUES (@name, 'viewer', @token_id, x'', x'', @created, @revoked)`,
+    ),
     touchPerson: db.prepare('UPDATE web_people SET last_used = ? WHERE name = ?'),
     insertCode: db.prepare('INSERT INTO web_codes (hash, person, role, purpose, expires) VALUES (@hash, @person, @role, @purpose, @expires)'),
     codeByHash: db.prepare('SELECT person, role, purpose, expires, used FROM web_codes WHERE hash = ?'),
@@ -240,11 +344,11 @@ function statements(db: Database) {
     pruneCodes: db.prepare('DELETE FROM web_codes WHERE expires <= ?'),
     endCodes: db.prepare('DELETE FROM web_codes WHERE person = ? AND used IS NULL'),
     insertSession: db.prepare(
-      'INSERT INTO web_sessions (hash, person, role, csrf, started, last_seen) VALUES (@hash, @person, @role, @csrf, @started, @started)',
+      'INSERT INTO web_sessions (hash, person, role, csrf, started, last_seen, max_until) VALUES (@hash, @person, @role, @csrf, @started, @started, @max_until)',
     ),
-    sessionByHash: db.prepare('SELECT person, role, csrf, started, last_seen FROM web_sessions WHERE hash = ?'),
+    sessionByHash: db.prepare('SELECT person, role, csrf, started, last_seen, max_until FROM web_sessions WHERE hash = ?'),
     touchSession: db.prepare('UPDATE web_sessions SET last_seen = ? WHERE hash = ?'),
-    pruneSessions: db.prepare('DELETE FROM web_sessions WHERE last_seen <= ? OR started <= ?'),
+    pruneSessions: db.prepare('DELETE FROM web_sessions WHERE last_seen <= ? OR max_until <= ?'),
     endSessions: db.prepare('DELETE FROM web_sessions WHERE person = ?'),
     deleteSession: db.prepare('DELETE FROM web_sessions WHERE hash = ?'),
   };

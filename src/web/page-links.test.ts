@@ -57,7 +57,7 @@ describe('pageLinker', () => {
     const links = linker.link(samplePage({ name: 'fix ü/1', decline_keys: ['n'] }), NOON);
     expect(links).toEqual({ url: 'https://ns.example.com/sub/jobs/fix%20%C3%BC%2F1?code=nsc_login1', decline_url: 'https://ns.example.com/sub/a/nsc_action2' });
     expect(codes.minted).toEqual([
-      { person, purpose: { kind: 'login', next: '/jobs/fix%20%C3%BC%2F1' }, ttlMs: PAGE_CODE_TTL_MS, now: NOON },
+      { person, purpose: { kind: 'login', next: '/jobs/fix%20%C3%BC%2F1', from: 'page' }, ttlMs: PAGE_CODE_TTL_MS, now: NOON },
       { person, purpose: { kind: 'action', job: 'j1', action: 'decline', episode: 'j1:1' }, ttlMs: PAGE_CODE_TTL_MS, now: NOON },
     ]);
     expect(PAGE_CODE_TTL_MS).toBe(60 * MIN);

@@ -36,7 +36,7 @@ export interface PageLinker {
 export interface LinkSource {
   /** `notify.public_url`, without a trailing slash. */
   readonly baseUrl: string;
-  /** Who a page's link signs in as (`notify.page_person`). */
+  /** Who a page's link signs in as (`notify.page_person`); the store caps the role by that person's token. */
   readonly person: Person;
   readonly codes: CodeMinter;
 }
@@ -54,7 +54,7 @@ export function pageLinker(source: () => LinkSource | null): PageLinker {
       const s = source();
       if (!s) return null;
       const next = jobPath(page.name);
-      const login = s.codes.mintCode(s.person, { kind: 'login', next }, PAGE_CODE_TTL_MS, now);
+      const login = s.codes.mintCode(s.person, { kind: 'login', next, from: 'page' }, PAGE_CODE_TTL_MS, now);
       const links: PageLinks = { url: `${s.baseUrl}${next}?code=${encodeURIComponent(login)}` };
       if (offersDecline(page)) {
         const purpose: CodePurpose = { kind: 'action', job: page.job, action: 'decline', episode: page.key };

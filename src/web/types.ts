@@ -20,8 +20,17 @@ export interface Session extends Person {
   readonly csrf: string;
 }
 
-/** What a single-use code is for: signing in (a login URL, a page's link) or one action (ntfy's Decline). */
-export type CodePurpose = { kind: 'login'; next: string } | { kind: 'action'; job: string; action: 'decline'; episode: string };
+/**
+ * What a single-use code is for: signing in (a login URL, a page's link) or
+ * one action (ntfy's Decline). `from: 'page'` marks a page's login link: a
+ * code that went through a notifier signs in for a shorter time (auth-store.ts).
+ */
+export type CodePurpose = { kind: 'login'; next: string; from?: 'page' } | { kind: 'action'; job: string; action: 'decline'; episode: string };
+
+/** How a session began, when not from a token: the code it was redeemed from decides how long it may live. */
+export interface SessionOrigin {
+  readonly from?: CodePurpose;
+}
 
 export interface RedeemedCode {
   readonly person: Person;
@@ -35,7 +44,7 @@ export const webActor = (name: string): string => `${name}@web`;
 export interface AuthStore {
   verifyToken(token: string, now: number): Promise<Person | null>;
   redeemCode(code: string, now: number): RedeemedCode | null;
-  startSession(person: Person, now: number): { id: string; session: Session };
+  startSession(person: Person, now: number, origin?: SessionOrigin): { id: string; session: Session };
   session(id: string, now: number): Session | null;
   endSession(id: string): void;
   audit(entry: AuditEntry, now: number): void;

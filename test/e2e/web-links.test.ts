@@ -72,7 +72,9 @@ describe('pages link to the job (issue 11.6)', () => {
       expect(page.url).not.toBe(open);
 
       const login = codes.redeemCode(new URL(open!).searchParams.get('code')!, Date.now());
-      expect(login).toEqual({ person: { name: 'on-call', role: 'operator' }, purpose: { kind: 'login', next: '/jobs/ask' } });
+      expect(login).toEqual({ person: { name: 'on-call', role: 'operator' }, purpose: { kind: 'login', next: '/jobs/ask', from: 'page' } });
+      // As the server signs it in (session-routes.ts): a page's session, 12 h at most.
+      const session = codes.startSession(login!.person, Date.now(), { from: login!.purpose });
       const act = codes.redeemCode(decline!.split('/a/')[1]!, Date.now())!;
       expect(codes.redeemCode(decline!.split('/a/')[1]!, Date.now())).toBeNull();
       expect(act.purpose).toEqual({ kind: 'action', job: rec.id, action: 'decline', episode: `${rec.id}:1` });
@@ -86,6 +88,12 @@ describe('pages link to the job (issue 11.6)', () => {
       expect(again.message).toMatch(/^job ask is done now; the question this page was about is gone, nothing was sent$/);
       // The outbox (which `show` lists to viewers) never holds a code.
       expect(JSON.stringify(d.pager.history(rec.id))).not.toContain('nsc_');
+      // on-call has no token, yet `web revoke on-call` ends its session and the webhook's two unused codes, and refuses new ones.
+      const revoked = await handlers(() => d).run('web-revoke', { name: 'on-call', who: 'ops' }, NO_STREAM);
+      expect(revoked).toEqual({ name: 'on-call', revoked: true, token: false, sessions: 1, codes: 2 });
+      expect(codes.session(session.id, Date.now())).toBeNull();
+      expect(codes.redeemCode(String(page.decline_url).split('/a/')[1]!, Date.now())).toBeNull();
+      expect(() => codes.mintCode({ name: 'on-call', role: 'operator' }, { kind: 'login', next: '/' }, 60_000, Date.now())).toThrow(/"on-call" is revoked/);
     } finally {
       await d.stop('now');
     }
@@ -95,7 +103,30 @@ describe('pages link to the job (issue 11.6)', () => {
     expect(audit.trim().split('\n').map((l) => JSON.parse(l) as object)).toMatchObject([
       { who: 'on-call', action: 'decline', ok: true, ip: '192.0.2.7', detail: 'declined: sent n enter' },
       { who: 'on-call', action: 'decline', ok: false },
+      { who: 'human:ops', action: 'web-revoke', ok: true, detail: 'on-call (no token): sessions 1, unused codes 2' },
     ]);
+  }, 60_000);
+
+  it('page_person with a viewer token: the page\'s link signs in a viewer, and its Decline is refused with 403', async (ctx) => {
+    const h = scope(ctx);
+    const ntfy = await h.server();
+    const state = h.stateDir(['notify:', '  public_url: https://ns.example.test', '  page_person: alice', '  repage_after: off', '  notifiers:', `    - { kind: ntfy, url: "${ntfy.url('/topic')}" }`, ''].join('\n'));
+    const d = await inProcessDaemon(state);
+    const codes = d.webAuth;
+    try {
+      codes.createToken('alice', 'viewer', Date.now());
+      const rec = await submit(d, 'ask3', h.tempDir());
+      const [hit] = await ntfy.waitHits('/topic', 1, SOON);
+      const [, open, decline] = /^view, Open, (\S+); http, Decline, (\S+), method=POST, clear=true$/.exec(String(hit!.headers.actions))!;
+      expect(codes.redeemCode(new URL(open!).searchParams.get('code')!, Date.now())?.person).toEqual({ name: 'alice', role: 'viewer' });
+      const act = codes.redeemCode(decline!.split('/a/')[1]!, Date.now())!;
+      expect(act.person).toEqual({ name: 'alice', role: 'viewer' });
+      expect((await runCodeAction(d, act, '192.0.2.8')).status).toBe(403);
+      expect(d.board.require(rec.id).state).toBe('blocked');
+      expect(evidenceOf(d, rec.id).filter((e) => e.answered_by)).toEqual([]);
+    } finally {
+      await d.stop('now');
+    }
   }, 60_000);
 
   it('a code for an earlier episode is refused with 409 and sends nothing', async (ctx) => {

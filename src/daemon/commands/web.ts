@@ -19,7 +19,8 @@ const webRole = z.enum(WEB_ROLES);
 const caller = z.string().optional();
 
 export const tokenMadeSchema = z.object({ name: z.string(), token: z.string(), login_url: z.string().nullable(), role: webRole });
-export const revokedSchema = z.object({ name: z.string(), revoked: z.literal(true) });
+/** `token` false: NAME had no token, and what ended was a page person's sessions and codes. */
+export const revokedSchema = z.object({ name: z.string(), revoked: z.literal(true), token: z.boolean(), sessions: z.number(), codes: z.number() });
 export const peopleSchema = z.object({
   people: z.array(z.object({ name: z.string(), role: webRole, created: z.string(), last_used: z.string().nullable(), revoked: z.string().nullable() })),
 });
@@ -55,9 +56,10 @@ export const WEB_COMMANDS = [
     handler: (d, a) => {
       const now = Date.now();
       const done = d.webAuth.revoke(a.name, now);
-      d.webAuth.audit({ who: byLabel(a.who || 'unknown'), action: 'web-revoke', ok: done, detail: a.name }, now);
-      if (!done) throw new InputError(`no web token for ${JSON.stringify(a.name)}; see nightshift web list`);
-      return { name: a.name, revoked: true as const };
+      const detail = done ? `${a.name}${done.token ? '' : ' (no token)'}: sessions ${done.sessions}, unused codes ${done.codes}` : a.name;
+      d.webAuth.audit({ who: byLabel(a.who || 'unknown'), action: 'web-revoke', ok: done !== null, detail }, now);
+      if (!done) throw new InputError(`no web token for ${JSON.stringify(a.name)}, and no sessions or codes; see nightshift web list`);
+      return { name: a.name, revoked: true as const, ...done };
     },
   }),
   defineCommand({
