@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { API, type ApiDeps } from './api.js';
 import { callerOf, ipOf, refusal, refuse, SESSION_COOKIE } from './identity.js';
-import type { Person } from './types.js';
+import type { Person, SessionOrigin } from './types.js';
 
 /** Ten tries a minute from one address: plenty for a person, nothing for guessing. */
 export const LOGIN_LIMIT = { max: 10, timeWindow: 60_000 };
@@ -59,12 +59,13 @@ export function redeem(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, 
     if (page && sid && deps.auth.session(sid, deps.now())) return reply.redirect(safeNext(page), 303);
     return reply.code(401).type('text/html').send(expiredPage());
   }
-  signIn(reply, deps, got.person);
+  signIn(reply, deps, got.person, { from: got.purpose });
   return reply.redirect(safeNext(page ?? got.purpose.next), 303);
 }
 
-function signIn(reply: FastifyReply, deps: ApiDeps, person: Person) {
-  const { id, session } = deps.auth.startSession(person, deps.now());
+/** `origin`: the code it came from; a page's code gives a shorter session than a token does. */
+function signIn(reply: FastifyReply, deps: ApiDeps, person: Person, origin?: SessionOrigin) {
+  const { id, session } = deps.auth.startSession(person, deps.now(), origin);
   // Lax, not Strict: a tap on a page's link is a cross-site navigation, and the redirect after it must carry the cookie.
   reply.setCookie(SESSION_COOKIE, id, { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: COOKIE_MAX_AGE_S });
   return session;
