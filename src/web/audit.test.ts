@@ -45,4 +45,18 @@ describe('AuditLog', () => {
     await log.close();
     await log.close();
   });
+
+  it('rotates past maxBytes, keeping the newest files, every line whole and in order', async () => {
+    const path = file();
+    const log = new AuditLog(path, undefined, { maxBytes: 300, keep: 2 });
+    for (let i = 0; i < 12; i++) log.write({ who: 'alice', action: `act-${i}`, ok: true }, i * 1000);
+    await log.close();
+    const lines = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { action: string }).action);
+    const kept = [...lines(`${path}.2`), ...lines(`${path}.1`), ...lines(path)];
+    expect(kept).toEqual(kept.map((_, k) => `act-${12 - kept.length + k}`));
+    expect(kept.length).toBeGreaterThanOrEqual(6);
+    expect(() => statSync(`${path}.3`)).toThrow();
+    for (const f of [path, `${path}.1`, `${path}.2`]) expect(statSync(f).size).toBeLessThanOrEqual(300);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
 });
