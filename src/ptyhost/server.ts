@@ -210,6 +210,8 @@ class Conn implements JobSink {
   }
 
   exit(job: HostJob, exit: JobExit): void {
+    // A dying connection has not heard it: the exit stays for the next client.
+    if (this.socket.destroyed) return;
     this.send(jsonFrame(FRAME.exit, { id: job.id, exit }));
     this.host.heard(job);
   }

@@ -1,0 +1,98 @@
+/**
+ * Output flood through the PTY host (issue 12 point 4: ≥ 0.85× bare
+ * node-pty). The same ~200 MB of base64 (150 MB of /dev/urandom) is `cat`
+ * in a PTY and read (a) by node-pty in this process, as raw bytes, and
+ * (b) by a PtyHostClient through a host process, and (c) the same with the
+ * host also writing the asciicast recording. Runs alternate; medians are
+ * compared. Usage: npm run build && node dist/bench/ptyhost-throughput.js [MB]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn as ptySpawn } from 'node-pty';
+import { PtyHostClient } from '../src/ptyhost/client.js';
+
+const RUNS = 3;
+const MB = 1e6;
+const COLS = 120;
+const ROWS = 40;
+
+interface Run {
+  bytes: number;
+  ms: number;
+}
+
+function env(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function makeFlood(dir: string, randomMB: number): string {
+  const file = path.join(dir, 'flood.b64');
+  execFileSync('sh', ['-c', `head -c ${Math.round(randomMB * MB)} /dev/urandom | base64 > '${file}'`]);
+  return file;
+}
+
+/** Bare node-pty, raw Buffers: the cheapest way to read a PTY in Node, so the strictest baseline. */
+function bare(file: string): Promise<Run> {
+  const t0 = performance.now();
+  const pty = ptySpawn('cat', [file], { name: 'xterm-256color', cols: COLS, rows: ROWS, cwd: process.cwd(), env: env(), encoding: null });
+  let bytes = 0;
+  pty.onData((d) => (bytes += (d as unknown as Buffer).length));
+  return new Promise((resolve) => pty.onExit(() => resolve({ bytes, ms: performance.now() - t0 })));
+}
+
+async function viaHost(client: PtyHostClient, file: string, id: string, recording?: string): Promise<Run> {
+  const t0 = performance.now();
+  let bytes = 0;
+  const done = new Promise<void>((resolve) => {
+    // Attach before the child prints: spawn and attach go out back to back on one socket.
+    void client.spawn({ id, command: 'cat', args: [file], cwd: process.cwd(), env: env(), cols: COLS, rows: ROWS, ...(recording ? { recording } : {}) });
+    void client.attach(id, (d) => (bytes += d.length), () => resolve());
+  });
+  await done;
+  return { bytes, ms: performance.now() - t0 };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function row(name: string, runs: Run[], base?: number): string {
+  const ms = median(runs.map((r) => r.ms));
+  const mbps = runs[0]!.bytes / MB / (ms / 1000);
+  const ratio = base === undefined ? '' : `  ratio ${(base / ms).toFixed(2)}× of bare`;
+  return `${name.padEnd(26)} ${(ms / 1000).toFixed(2).padStart(6)} s  ${mbps.toFixed(0).padStart(5)} MB/s  (runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')} s)${ratio}`;
+}
+
+async function main(): Promise<void> {
+  const randomMB = Number(process.argv[2] ?? 150);
+  const dir = mkdtempSync(path.join(tmpdir(), 'ns-bench-ptyhost-'));
+  const client = await PtyHostClient.connect(path.join(dir, 'state'), { hostArgs: ['--idle', '2s'] });
+  try {
+    const file = makeFlood(dir, randomMB);
+    process.stdout.write(`flood: ${(statSync(file).size / MB).toFixed(0)} MB of base64 (${randomMB} MB random), ${RUNS} runs each, alternating\n`);
+    const results = { bare: [] as Run[], host: [] as Run[], recorded: [] as Run[] };
+    for (let i = 0; i < RUNS; i++) {
+      results.bare.push(await bare(file));
+      results.host.push(await viaHost(client, file, `flood-${i}`));
+      const cast = path.join(dir, `flood-${i}.cast`);
+      results.recorded.push(await viaHost(client, file, `flood-rec-${i}`, cast));
+      rmSync(cast, { force: true });
+    }
+    const counts = new Set([...results.bare, ...results.host, ...results.recorded].map((r) => r.bytes));
+    if (counts.size !== 1) throw new Error(`the readers saw different byte counts: ${[...counts].join(', ')}`);
+    const base = median(results.bare.map((r) => r.ms));
+    process.stdout.write(`${row('bare node-pty (in-process)', results.bare)}\n`);
+    process.stdout.write(`${row('through the PTY host', results.host, base)}\n`);
+    process.stdout.write(`${row('host + recording', results.recorded, base)}\n`);
+    process.stdout.write(`goal: ≥ 0.85× of bare through the host; got ${(base / median(results.host.map((r) => r.ms))).toFixed(2)}×\n`);
+  } finally {
+    client.close();
+    process.kill(client.hostPid, 'SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
