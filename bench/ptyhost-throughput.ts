@@ -4,10 +4,10 @@
  * in a PTY and read (a) by node-pty in this process, as raw bytes, and
  * (b) by a PtyHostClient through a host process, and (c) the same with the
  * host also writing the asciicast recording. Runs alternate; medians are
- * compared. Usage: npm run build && node dist/bench/ptyhost-throughput.js [MB]
+ * compared; then the host's RSS per job. Usage: npm run build && node dist/bench/ptyhost-throughput.js [MB]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
@@ -54,6 +54,30 @@ async function viaHost(client: PtyHostClient, file: string, id: string, recordin
   return { bytes, ms: performance.now() - t0 };
 }
 
+function rssKB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(m[1]);
+}
+
+/**
+ * Host RSS per job above its base (point 4: ≤ 1 MB): JOBS jobs that each
+ * print more than the buffer holds, then wait; measured once all are quiet.
+ */
+async function rssPerJob(client: PtyHostClient, jobs: number): Promise<string> {
+  const base = rssKB(client.hostPid);
+  const script = "head -c 700000 /dev/zero | tr '\\0' x; echo; echo done; sleep 600";
+  for (let i = 0; i < jobs; i++) await client.spawn({ id: `rss-${i}`, command: 'sh', args: ['-c', script], cwd: process.cwd(), env: env(), cols: COLS, rows: ROWS });
+  const deadline = Date.now() + 60_000;
+  while ((await client.list()).some((j) => j.id.startsWith('rss-') && j.outputBytes < 700_000)) {
+    if (Date.now() > deadline) throw new Error('the RSS jobs did not print their output within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const after = rssKB(client.hostPid);
+  for (let i = 0; i < jobs; i++) await client.kill(`rss-${i}`, 'SIGKILL');
+  return `host RSS: ${(base / 1024).toFixed(1)} MB with no job, ${(after / 1024).toFixed(1)} MB with ${jobs} jobs holding full buffers: ${((after - base) / jobs / 1024).toFixed(2)} MB per job (goal ≤ 1)`;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -88,6 +112,14 @@ async function main(): Promise<void> {
     process.stdout.write(`${row('through the PTY host', results.host, base)}\n`);
     process.stdout.write(`${row('host + recording', results.recorded, base)}\n`);
     process.stdout.write(`goal: ≥ 0.85× of bare through the host; got ${(base / median(results.host.map((r) => r.ms))).toFixed(2)}×\n`);
+    // A fresh host, so the floods' garbage is not in its base.
+    const fresh = await PtyHostClient.connect(path.join(dir, 'state-rss'), { hostArgs: ['--idle', '2s'] });
+    try {
+      process.stdout.write(`${await rssPerJob(fresh, 40)}\n`);
+    } finally {
+      fresh.close();
+      process.kill(fresh.hostPid, 'SIGTERM');
+    }
   } finally {
     client.close();
     process.kill(client.hostPid, 'SIGTERM');

@@ -50,6 +50,13 @@ export class PtyHostError extends Error {
 export type OnData = (data: Buffer, offset: number) => void;
 export type OnExit = (exit: JobExit) => void;
 
+interface Reply {
+  rid: number;
+  ok: boolean;
+  result?: unknown;
+  error?: ErrorBody;
+}
+
 interface Pending {
   op: string;
   resolve: (v: unknown) => void;
@@ -146,7 +153,7 @@ export class PtyHostClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { op, resolve: resolve as (v: unknown) => void, reject });
-      this.socket.write(jsonFrame(FRAME.request, { ...args, id, op }, tail));
+      this.socket.write(jsonFrame(FRAME.request, { rid: id, op, args }, tail));
     });
   }
 
@@ -172,13 +179,13 @@ export class PtyHostClient {
       this.attached.delete(e.id);
       return a?.onExit(e.exit);
     }
-    if (f.type === FRAME.reply) return this.settle(body as { id: number; ok: boolean; result?: unknown; error?: ErrorBody });
+    if (f.type === FRAME.reply) return this.settle(body as Reply);
   }
 
-  private settle(r: { id: number; ok: boolean; result?: unknown; error?: ErrorBody }): void {
-    const p = this.pending.get(r.id);
+  private settle(r: Reply): void {
+    const p = this.pending.get(r.rid);
     if (!p) return;
-    this.pending.delete(r.id);
+    this.pending.delete(r.rid);
     if (r.ok) return p.resolve(r.result);
     const err = r.error ?? { kind: 'internal' as const, message: 'no error text' };
     p.reject(err.kind === 'input' ? new InputError(err.message) : new PtyHostError(p.op, err.kind, err.message));

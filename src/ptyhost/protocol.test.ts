@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { FRAME, FrameDecoder, jsonFrame, outputHeader, parseJson, parseOutput } from './protocol.js';
 
+/** Escape codes, UTF-8 and a byte that is not UTF-8: output is bytes, passed untouched. */
+const DATA = Buffer.concat([Buffer.from('raw \x1b[1mbytes\x1b[0m ✔ '), Buffer.from([0xff])]);
+
 function stream(): Buffer {
-  const data = Buffer.from('raw \x1b[1mbytes\x1b[0m ✔ \xff', 'latin1');
+  const data = DATA;
   return Buffer.concat([
     jsonFrame(FRAME.hello, { version: 'v', pid: 1 }),
     outputHeader('job-ü', 1234567890123, data.length),
     data,
-    jsonFrame(FRAME.request, { id: 2, op: 'write', job: 'a' }, Buffer.from([0, 1, 2, 255])),
+    jsonFrame(FRAME.request, { rid: 2, op: 'write', args: { id: 'a' } }, Buffer.from([0, 1, 2, 255])),
   ]);
 }
 
@@ -16,9 +19,9 @@ function check(frames: { type: number; payload: Buffer }[]): void {
   expect(parseJson(frames[0]!.payload).body).toEqual({ version: 'v', pid: 1 });
   const o = parseOutput(frames[1]!.payload);
   expect(o).toMatchObject({ jobId: 'job-ü', offset: 1234567890123 });
-  expect(o.data.toString('latin1')).toBe('raw \x1b[1mbytes\x1b[0m ✔ \xff');
+  expect(o.data.equals(DATA)).toBe(true);
   const r = parseJson(frames[2]!.payload);
-  expect(r.body).toEqual({ id: 2, op: 'write', job: 'a' });
+  expect(r.body).toEqual({ rid: 2, op: 'write', args: { id: 'a' } });
   expect([...r.tail]).toEqual([0, 1, 2, 255]);
 }
 

@@ -32,9 +32,9 @@ export const PTYHOST_VERSION = 'nightshift-ptyhost/1';
 export const FRAME = {
   /** host → client, first frame on every connection: {version, pid}. */
   hello: 1,
-  /** client → host: {id, op, ...} plus raw bytes for `write`. */
+  /** client → host: {rid, op, args} plus raw bytes for `write`. */
   request: 2,
-  /** host → client: {id, ok: true, result} or {id, ok: false, error}. */
+  /** host → client: {rid, ok: true, result} or {rid, ok: false, error}. */
   reply: 3,
   /** host → client: a job's output, binary layout above. */
   output: 4,

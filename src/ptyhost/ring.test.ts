@@ -19,19 +19,23 @@ describe('OutputRing', () => {
     expect(joined(r, 99)).toEqual({ from: 11, text: '' });
   });
 
-  it('drops the oldest bytes past its capacity and says where what it has starts', () => {
+  it('drops the oldest whole chunks past its capacity and says where what it has starts', () => {
     const r = new OutputRing(8);
     for (const s of ['abcd', 'efgh', 'ijkl']) r.push(Buffer.from(s));
     expect(r.start).toBe(4);
     expect(joined(r)).toEqual({ from: 4, text: 'efghijkl' });
+    // Up to one chunk over the capacity, rather than a copy to cut one.
     r.push(Buffer.from('mn'));
-    expect(joined(r, 0)).toEqual({ from: 6, text: 'ghijklmn' });
+    expect(joined(r, 0)).toEqual({ from: 4, text: 'efghijklmn' });
     expect(joined(r, 9)).toEqual({ from: 9, text: 'jklmn' });
+    r.push(Buffer.from('op'));
+    expect(joined(r, 0)).toEqual({ from: 8, text: 'ijklmnop' });
   });
 
-  it('keeps the tail of one chunk larger than the whole ring', () => {
+  it('keeps its newest chunk even when it alone is larger than the capacity', () => {
     const r = new OutputRing(4);
+    r.push(Buffer.from('abc'));
     r.push(Buffer.from('0123456789'));
-    expect(joined(r)).toEqual({ from: 6, text: '6789' });
+    expect(joined(r)).toEqual({ from: 3, text: '0123456789' });
   });
 });

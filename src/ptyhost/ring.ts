@@ -1,8 +1,7 @@
 /**
  * The last `capacity` bytes a job printed, addressed by absolute offset (bytes
  * since the job started), so a client that saw up to offset N can ask for
- * exactly what came after. Chunks are kept as node-pty delivered them; the
- * oldest is trimmed (not copied) when the total passes the capacity.
+ * exactly what came after. Chunks are kept as node-pty delivered them.
  */
 export class OutputRing {
   private chunks: Buffer[] = [];
@@ -47,18 +46,15 @@ export class OutputRing {
     return { from, chunks: out };
   }
 
+  /**
+   * Drops whole chunks only: cutting into one would copy it on nearly every
+   * push of a flood. So it holds from `capacity` to `capacity` plus one chunk
+   * (a PTY read is at most 64 KiB); node-pty's chunks are buffers of their
+   * own, so nothing dropped stays pinned.
+   */
   private trim(): void {
-    while (this.size > this.capacity) {
-      const first = this.chunks[0]!;
-      const excess = this.size - this.capacity;
-      if (first.length <= excess) {
-        this.chunks.shift();
-        this.size -= first.length;
-      } else {
-        // A view would pin the whole original chunk; copy the kept part so memory really is bounded.
-        this.chunks[0] = Buffer.from(first.subarray(excess));
-        this.size -= excess;
-      }
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.capacity) {
+      this.size -= this.chunks.shift()!.length;
     }
   }
 }

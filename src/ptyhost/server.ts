@@ -49,7 +49,8 @@ const SCHEMAS = {
   attach: z.object({ id: jobId, since: z.number().int().min(0).optional() }),
   detach: z.object({ id: jobId }),
 };
-const REQUEST = z.object({ id: z.number().int(), op: z.enum(Object.keys(SCHEMAS) as [keyof typeof SCHEMAS]) }).passthrough();
+/** `rid` numbers the request for its reply; the operation's own arguments (a job's `id` among them) sit apart in `args`. */
+const REQUEST = z.object({ rid: z.number().int(), op: z.enum(Object.keys(SCHEMAS) as [keyof typeof SCHEMAS]), args: z.unknown() });
 
 export class PtyHostServer {
   private readonly jobs = new Map<string, HostJob>();
@@ -101,14 +102,18 @@ export class PtyHostServer {
 
   handle(conn: Conn, body: unknown, tail: Buffer): void {
     const head = REQUEST.safeParse(body);
-    if (!head.success) return conn.send(jsonFrame(FRAME.reply, { id: 0, ok: false, error: { kind: 'input', message: `bad request ${JSON.stringify(body)?.slice(0, 200)}: ${head.error.issues[0]?.message}` } }));
-    const { id, op } = head.data;
+    if (!head.success) {
+      const issue = head.error.issues[0];
+      const message = `bad request ${JSON.stringify(body)?.slice(0, 200)}: ${issue?.path.join('.')}: ${issue?.message}`;
+      return conn.send(jsonFrame(FRAME.reply, { rid: 0, ok: false, error: { kind: 'input', message } }));
+    }
+    const { rid, op, args } = head.data;
     try {
-      const result = this.run(conn, op, SCHEMAS[op].parse(body), tail);
-      conn.send(jsonFrame(FRAME.reply, { id, ok: true, result: result ?? null }));
+      const result = this.run(conn, op, SCHEMAS[op].parse(args), tail);
+      conn.send(jsonFrame(FRAME.reply, { rid, ok: true, result: result ?? null }));
     } catch (e) {
       if (!(e instanceof InputError || e instanceof z.ZodError)) this.log(`error in ${op}: ${(e as Error).stack ?? String(e)}`);
-      conn.send(jsonFrame(FRAME.reply, { id, ok: false, error: errorBody(op, e) }));
+      conn.send(jsonFrame(FRAME.reply, { rid, ok: false, error: errorBody(op, e) }));
     }
   }
 

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PtyHostClient, PtyHostVersionError } from '../../src/ptyhost/client.js';
-import { FRAME, jsonFrame, ptyhostSocket, type JobExit } from '../../src/ptyhost/protocol.js';
+import { FRAME, jsonFrame, ptyhostSocket, type AttachResult, type JobExit } from '../../src/ptyhost/protocol.js';
 import { InputError } from '../../src/util/errors.js';
 import { ROOT, cleanup, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
@@ -77,12 +77,18 @@ function sh(id: string, script: string, cwd: string, extra: { recording?: string
 
 /** Attaches and collects: the bytes (with the offset of the first), and the exit once it comes. */
 async function collect(c: PtyHostClient, id: string, since?: number) {
-  const got = { chunks: [] as Buffer[], offsets: [] as number[], exit: undefined as JobExit | undefined, text: () => Buffer.concat(got.chunks).toString() };
-  const r = await c.attach(id, (d, off) => {
+  const got = {
+    chunks: [] as Buffer[],
+    offsets: [] as number[],
+    exit: undefined as JobExit | undefined,
+    result: undefined as unknown as AttachResult,
+    text: () => Buffer.concat(got.chunks).toString(),
+  };
+  got.result = await c.attach(id, (d, off) => {
     got.chunks.push(Buffer.from(d));
     got.offsets.push(off);
   }, (e) => (got.exit = e), since);
-  return { ...got, result: r };
+  return got;
 }
 
 /** The "o" events of an asciicast file joined, and its other events. */
@@ -112,14 +118,14 @@ describe('nightshift ptyhost', () => {
   it('runs a job for a client: output, input, resize, kill, errors naming the value', async () => {
     const state = tempDir('ns-ptyhost-');
     const c = await connect(state);
-    const { pid } = await c.spawn(sh('echo', 'stty size; read x; echo "got $x"; exit 5', state));
+    const { pid } = await c.spawn(sh('echo', 'stty size; read x; stty size; echo "got $x"; exit 5', state));
     expect(pid).toBeGreaterThan(0);
     const out = await collect(c, 'echo');
     await until(() => out.text().includes('24 80'), SOON, 'stty size of the spawn');
     await c.resize('echo', 100, 30);
     await c.write('echo', 'hello\r');
     await until(() => out.exit, SOON, 'the exit event');
-    expect(out.text()).toContain('got hello');
+    expect(out.text()).toMatch(/hello\r\n30 100\r\ngot hello\r\n$/);
     expect(out.exit).toMatchObject({ exitCode: 5, signal: null });
     expect(Date.parse(out.exit!.at)).toBeGreaterThan(0);
 
