@@ -256,16 +256,20 @@ function startHost(stateDir: string, extra: string[]): void {
   // The host makes the run directory 0700 itself; the state directory must exist to be its cwd.
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   // Detached: its own session and process group, so our terminal's hang-up or our death does not reach it.
-  const child = spawnProcess(process.execPath, [nightshiftBin(), 'ptyhost', '--state', stateDir, ...extra], { detached: true, stdio: 'ignore', cwd: stateDir });
+  const child = spawnProcess(process.execPath, [hostEntry(), '--state', stateDir, ...extra], { detached: true, stdio: 'ignore', cwd: stateDir });
   child.on('error', () => undefined); // the connect deadline reports a host that never came up
   child.unref();
 }
 
-/** bin/nightshift.js of this package, found from this file in src/ (tests) or dist/src/ (built). */
-function nightshiftBin(): string {
+/**
+ * dist/src/ptyhost/main.js of this package (what `nightshift ptyhost` runs,
+ * without loading every other verb), found from this file whether it runs
+ * from src/ (tests) or dist/src/ (built).
+ */
+function hostEntry(): string {
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
     const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'nightshift') return path.join(dir, 'bin', 'nightshift.js');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'nightshift') return path.join(dir, 'dist', 'src', 'ptyhost', 'main.js');
     if (path.dirname(dir) === dir) throw new Error(`cannot find the nightshift package above ${fileURLToPath(import.meta.url)}`);
   }
 }

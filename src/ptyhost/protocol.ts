@@ -151,9 +151,9 @@ export function parseOutput(payload: Buffer): { jobId: string; offset: number; d
 }
 
 /**
- * Cuts a byte stream into frames. Chunks are kept as they came and joined
- * only when a frame spans them, so a large frame arriving in many pieces is
- * copied once, not once per piece; a frame inside one chunk is a view of it.
+ * Cuts a byte stream into frames. Chunks are kept as they came; a frame
+ * inside one chunk is a view of it, and a frame spanning chunks is copied
+ * once, when it is complete, and no byte beyond it is.
  */
 export class FrameDecoder {
   private chunks: Buffer[] = [];
@@ -178,20 +178,33 @@ export class FrameDecoder {
   }
 
   private peekLength(): number {
-    if (this.chunks[0]!.length < 4) this.chunks = [Buffer.concat(this.chunks)];
+    if (this.chunks[0]!.length < 4) this.chunks.unshift(this.copyOut(4));
     return this.chunks[0]!.readUInt32BE(0);
   }
 
   private take(n: number): Buffer {
     const first = this.chunks[0]!;
-    this.size -= n;
-    if (first.length >= n) {
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
-      return first.subarray(0, n);
+    if (first.length < n) {
+      this.size -= n;
+      return this.copyOut(n);
     }
-    const all = Buffer.concat(this.chunks);
-    this.chunks = all.length > n ? [all.subarray(n)] : [];
-    return all.subarray(0, n);
+    this.size -= n;
+    if (first.length === n) this.chunks.shift();
+    else this.chunks[0] = first.subarray(n);
+    return first.subarray(0, n);
+  }
+
+  /** The next n bytes as one new buffer, copying only those: the rest of the last chunk stays a view. */
+  private copyOut(n: number): Buffer {
+    const out = Buffer.allocUnsafe(n);
+    for (let filled = 0; filled < n; ) {
+      const c = this.chunks[0]!;
+      const k = Math.min(c.length, n - filled);
+      c.copy(out, filled, 0, k);
+      filled += k;
+      if (k === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(k);
+    }
+    return out;
   }
 }

@@ -190,6 +190,8 @@ class Conn implements JobSink {
   private readonly decoder = new FrameDecoder();
   private readonly paused = new Set<HostJob>();
   private stallTimer: NodeJS.Timeout | undefined;
+  private readonly batch = new Map<HostJob, { offset: number; chunks: Buffer[] }>();
+  private flushing = false;
 
   constructor(
     readonly socket: Socket,
@@ -201,17 +203,44 @@ class Conn implements JobSink {
     socket.on('data', (chunk: Buffer) => this.received(chunk));
   }
 
+  /** Control frames go out after any output batched before them, so a client sees everything in order. */
   send(frame: Buffer): void {
+    this.flush();
     if (!this.socket.destroyed) this.socket.write(frame);
   }
 
+  /**
+   * Output read in one turn of the event loop (libuv reads a busy PTY many
+   * times a turn, about 4 KB each) leaves at the end of the turn as one frame
+   * per job: one copy of the bytes buys a system call and a frame (with its
+   * parsing in the client) per batch instead of per read.
+   */
   output(job: HostJob, offset: number, data: Buffer): void {
     if (this.socket.destroyed) return;
+    const b = this.batch.get(job);
+    if (b) b.chunks.push(data);
+    else this.batch.set(job, { offset, chunks: [data] });
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    if (this.batch.size === 0) return;
+    const batch = [...this.batch];
+    this.batch.clear();
+    if (this.socket.destroyed) return;
     this.socket.cork();
-    this.socket.write(outputHeader(job.id, offset, data.length));
-    this.socket.write(data);
+    for (const [job, { offset, chunks }] of batch) {
+      const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      this.socket.write(outputHeader(job.id, offset, data.length));
+      this.socket.write(data);
+    }
     this.socket.uncork();
-    if (this.socket.writableLength > HIGH_WATER_BYTES && !this.paused.has(job)) this.pause(job);
+    if (this.socket.writableLength <= HIGH_WATER_BYTES) return;
+    for (const [job] of batch) if (!this.paused.has(job) && !job.exit) this.pause(job);
   }
 
   exit(job: HostJob, exit: JobExit): void {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PtyHostClient, PtyHostVersionError } from '../../src/ptyhost/client.js';
 import { FRAME, jsonFrame, ptyhostSocket, type AttachResult, type JobExit } from '../../src/ptyhost/protocol.js';
 import { InputError } from '../../src/util/errors.js';
-import { ROOT, cleanup, tempDir } from '../helpers/cli.js';
+import { ROOT, cleanup, runCli, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 /** Generous: the CI machine has 2 cores and another test file runs beside this one. */
@@ -247,6 +247,21 @@ describe('nightshift ptyhost', () => {
     second.close();
     await until(() => !alive(hostPid) && !existsSync(ptyhostSocket(state)), SOON, 'the idle host to exit and remove its socket');
     expect(readFileSync(join(state, 'ptyhost.log'), 'utf8')).toMatch(/stopping: idle for 1000 ms/);
+  });
+
+  it('runs as `nightshift ptyhost`, and says so when a host already serves the directory', async () => {
+    const state = tempDir('ns-ptyhost-');
+    const c = await connect(state);
+    const second = await runCli(['ptyhost', '--state', state]);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe(`nightshift: a PTY host already runs for ${state}\n`);
+    c.close();
+    signal(c.hostPid, 'SIGTERM');
+    await until(() => !alive(c.hostPid), SOON, 'the first host gone');
+    // With no client at all it leaves after its idle time.
+    const alone = await runCli(['ptyhost', '--state', state, '--idle', '300ms'], { ms: SOON });
+    expect(alone).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(ptyhostSocket(state))).toBe(false);
   });
 
   it('ignores SIGHUP; its death hangs up its jobs', async () => {
