@@ -21,6 +21,9 @@ const ROWS = 40;
 interface Run {
   bytes: number;
   ms: number;
+  /** CPU ms of this process (the reader) and of the host during the run. */
+  cpuMs: number;
+  hostCpuMs: number;
 }
 
 function env(): Record<string, string> {
@@ -34,24 +37,37 @@ function makeFlood(dir: string, randomMB: number): string {
 }
 
 /** Bare node-pty, raw Buffers: the cheapest way to read a PTY in Node, so the strictest baseline. */
-function bare(file: string): Promise<Run> {
-  const t0 = performance.now();
+function bare(file: string): Promise<number> {
   const pty = ptySpawn('cat', [file], { name: 'xterm-256color', cols: COLS, rows: ROWS, cwd: process.cwd(), env: env(), encoding: null });
   let bytes = 0;
   pty.onData((d) => (bytes += (d as unknown as Buffer).length));
-  return new Promise((resolve) => pty.onExit(() => resolve({ bytes, ms: performance.now() - t0 })));
+  return new Promise((resolve) => pty.onExit(() => resolve(bytes)));
 }
 
-async function viaHost(client: PtyHostClient, file: string, id: string, recording?: string): Promise<Run> {
-  const t0 = performance.now();
+function viaHost(client: PtyHostClient, file: string, id: string, recording?: string): Promise<number> {
   let bytes = 0;
-  const done = new Promise<void>((resolve) => {
+  return new Promise((resolve) => {
     // Attach before the child prints: spawn and attach go out back to back on one socket.
     void client.spawn({ id, command: 'cat', args: [file], cwd: process.cwd(), env: env(), cols: COLS, rows: ROWS, ...(recording ? { recording } : {}) });
-    void client.attach(id, (d) => (bytes += d.length), () => resolve());
+    void client.attach(id, (d) => (bytes += d.length), () => resolve(bytes));
   });
-  await done;
-  return { bytes, ms: performance.now() - t0 };
+}
+
+/** utime + stime of a process in ms (fields 14 and 15 of /proc/PID/stat, in 10 ms clock ticks). */
+function procCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Times `read`, with the CPU this process and the host spent meanwhile. */
+async function measure(hostPid: number, read: () => Promise<number>): Promise<Run> {
+  const cpu0 = process.cpuUsage();
+  const host0 = procCpuMs(hostPid);
+  const t0 = performance.now();
+  const bytes = await read();
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { bytes, ms, cpuMs: (cpu.user + cpu.system) / 1000, hostCpuMs: procCpuMs(hostPid) - host0 };
 }
 
 function rssKB(pid: number): number {
@@ -101,7 +117,8 @@ function mbps(runs: Run[]): number {
 function row(name: string, runs: Run[], bare?: Run[]): string {
   const ratio = bare === undefined ? '' : `  ratio ${(mbps(runs) / mbps(bare)).toFixed(2)}× of bare`;
   const times = runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ');
-  return `${name.padEnd(26)} ${mbps(runs).toFixed(0).padStart(5)} MB/s  (runs: ${times} s; ${runs[0]!.bytes} bytes read in the first)${ratio}`;
+  const cpu = `cpu: reader ${(median(runs.map((r) => r.cpuMs)) / 1000).toFixed(2)} s, host ${(median(runs.map((r) => r.hostCpuMs)) / 1000).toFixed(2)} s`;
+  return `${name.padEnd(26)} ${mbps(runs).toFixed(0).padStart(5)} MB/s  (runs: ${times} s; ${cpu}; ${runs[0]!.bytes} bytes in the first)${ratio}`;
 }
 
 async function main(): Promise<void> {
@@ -113,10 +130,11 @@ async function main(): Promise<void> {
     process.stdout.write(`flood: ${(statSync(file).size / MB).toFixed(0)} MB of base64 (${randomMB} MB random), ${RUNS} runs each, alternating\n`);
     const results = { bare: [] as Run[], host: [] as Run[], recorded: [] as Run[] };
     for (let i = 0; i < RUNS; i++) {
-      results.bare.push(await bare(file));
-      results.host.push(await viaHost(client, file, `flood-${i}`));
+      const pid = client.hostPid;
+      results.bare.push(await measure(pid, () => bare(file)));
+      results.host.push(await measure(pid, () => viaHost(client, file, `flood-${i}`)));
       const cast = path.join(dir, `flood-${i}.cast`);
-      results.recorded.push(await viaHost(client, file, `flood-rec-${i}`, cast));
+      results.recorded.push(await measure(pid, () => viaHost(client, file, `flood-rec-${i}`, cast)));
       rmSync(cast, { force: true });
     }
     checkCounts([...results.bare, ...results.host, ...results.recorded]);

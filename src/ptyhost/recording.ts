@@ -8,18 +8,27 @@
  * two reads is written whole, in the later event); bytes that are not UTF-8
  * become U+FFFD, as in every asciicast file.
  *
- * Events gathered in one turn of the event loop go to the file in one
- * synchronous append, so the file only ever ends in whole lines and a
- * kill -9 of the host loses at most that one turn.
+ * Output that comes within 10 ms (or 256 KB) is one event, stamped when its
+ * first chunk came, and what gathered goes to the file in one synchronous
+ * append, so the file only ever ends in whole lines and a kill -9 of the
+ * host loses at most those 10 ms.
  */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../util/errors.js';
 
+/** A flood is read 4 KB at a time; gathering 10 ms of it makes one event and one write instead of ~100. */
+const FLUSH_MS = 10;
+const BATCH_BYTES = 256 * 1024;
+
 export class CastAppender {
   private readonly decoder = new StringDecoder('utf8');
   private pending: string[] = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Output not yet made an event: its chunks, their size, and when the first came. */
+  private outputChunks: Buffer[] = [];
+  private outputBytes = 0;
+  private outputAt: number | undefined;
   private fd: number | undefined;
   private failure: Error | undefined;
 
@@ -54,9 +63,13 @@ export class CastAppender {
     return this.failure;
   }
 
+  /** Output within one FLUSH_MS window becomes one event, stamped when its first chunk came. */
   output(data: Buffer, nowMs: number): void {
-    const text = this.decoder.write(data);
-    if (text !== '') this.event(nowMs, 'o', text);
+    this.outputAt ??= nowMs;
+    this.outputChunks.push(data);
+    this.outputBytes += data.length;
+    if (this.outputBytes >= BATCH_BYTES) return this.flush();
+    this.schedule();
   }
 
   resize(cols: number, rows: number, nowMs: number): void {
@@ -65,24 +78,45 @@ export class CastAppender {
 
   /** Writes what is left (a dangling partial character, the marker) and closes the file. */
   close(marker: string, nowMs: number): void {
+    this.takeOutput();
     const rest = this.decoder.end();
-    if (rest !== '') this.event(nowMs, 'o', rest);
-    this.event(nowMs, 'm', marker);
+    if (rest !== '') this.pushEvent(nowMs, 'o', rest);
+    this.pushEvent(nowMs, 'm', marker);
     this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
 
   private event(nowMs: number, code: string, data: string): void {
-    const t = Math.max(0, (nowMs - this.startMs) / 1000);
+    this.takeOutput();
+    this.pushEvent(nowMs, code, data);
+    this.schedule();
+  }
+
+  /** Output gathered so far becomes its event, ahead of whatever event comes next. */
+  private takeOutput(): void {
+    if (this.outputAt === undefined) return;
+    const data = this.outputChunks.length === 1 ? this.outputChunks[0]! : Buffer.concat(this.outputChunks);
+    const text = this.decoder.write(data);
+    if (text !== '') this.pushEvent(this.outputAt, 'o', text);
+    this.outputAt = undefined;
+    this.outputChunks = [];
+    this.outputBytes = 0;
+  }
+
+  private pushEvent(atMs: number, code: string, data: string): void {
+    const t = Math.max(0, (atMs - this.startMs) / 1000);
     this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.takeOutput();
     if (this.pending.length === 0 || this.fd === undefined) return;
     const batch = Buffer.from(this.pending.join(''));
     this.pending = [];

@@ -37,6 +37,9 @@ const UNHEARD_EXIT_KEEP_MS = 60 * 60_000;
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 /** A client that takes no output for this long is cut off so it cannot stall jobs; it can attach again. */
 const STALL_MS = 10_000;
+/** Output waits at most this long to be sent with more (a keystroke's echo is 2 ms later, a flood costs 20× fewer frames). */
+const FLUSH_MS = 2;
+const BATCH_BYTES = 128 * 1024;
 
 const jobId = z.string().min(1).max(512);
 const size = z.number().int().min(1).max(65535);
@@ -191,7 +194,8 @@ class Conn implements JobSink {
   private readonly paused = new Set<HostJob>();
   private stallTimer: NodeJS.Timeout | undefined;
   private readonly batch = new Map<HostJob, { offset: number; chunks: Buffer[] }>();
-  private flushing = false;
+  private batchBytes = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly socket: Socket,
@@ -210,24 +214,25 @@ class Conn implements JobSink {
   }
 
   /**
-   * Output read in one turn of the event loop (libuv reads a busy PTY many
-   * times a turn, about 4 KB each) leaves at the end of the turn as one frame
-   * per job: one copy of the bytes buys a system call and a frame (with its
-   * parsing in the client) per batch instead of per read.
+   * A busy PTY is read about 4 KB at a time, one read per turn of the event
+   * loop. Output is held for up to FLUSH_MS (or BATCH_BYTES) and leaves as one
+   * frame per job in one writev: one copy of the bytes buys a system call, a
+   * wake-up of the client and a frame to parse per batch instead of per read.
    */
   output(job: HostJob, offset: number, data: Buffer): void {
     if (this.socket.destroyed) return;
     const b = this.batch.get(job);
     if (b) b.chunks.push(data);
     else this.batch.set(job, { offset, chunks: [data] });
-    if (!this.flushing) {
-      this.flushing = true;
-      setImmediate(() => this.flush());
-    }
+    this.batchBytes += data.length;
+    if (this.batchBytes >= BATCH_BYTES) return this.flush();
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
-    this.flushing = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.batchBytes = 0;
     if (this.batch.size === 0) return;
     const batch = [...this.batch];
     this.batch.clear();
