@@ -202,6 +202,33 @@ describe('nightshift ptyhost', () => {
     expect(file.output).toBe(text);
     expect(file.others).toEqual([[expect.any(Number), 'm', 'exit:3']]);
     expect(statSync(rec).mode & 0o777).toBe(0o600);
+
+    // A client that saw up to an offset resumes exactly there, even after the exit.
+    const mid = Math.floor(text.length / 2);
+    const resumed = await collect(c, 'printer', mid);
+    expect(resumed.result.from).toBe(mid);
+    expect(resumed.exit?.exitCode).toBe(3);
+    expect(resumed.text()).toBe(Buffer.from(text).subarray(mid).toString());
+  });
+
+  it('keeps only the newest output past its buffer, says where it starts, and records all of it', async () => {
+    const state = tempDir('ns-ptyhost-');
+    const work = tempDir('ns-ptyhost-work-');
+    const rec = join(work, 'big.cast');
+    const c = await connect(state, ['--buffer', '64k']);
+    // 20,000 numbered lines, ~230 KB: well past a 64 KiB buffer. The job waits to exit until all is read:
+    // output still queued in the PTY when the session leader exits can be lost (kernel and node-pty, bare too).
+    await c.spawn(sh('big', 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo "line $i"; done; while [ ! -e stop ]; do sleep 0.02; done', work, { recording: rec }));
+    await until(() => readRecording(rec).output.endsWith('line 20000\r\n'), SOON, 'the last line in the recording');
+    writeFileSync(join(work, 'stop'), '');
+    await until(() => readRecording(rec).others.length > 0, SOON, 'the exit marker in the recording');
+    const late = await collect(c, 'big');
+    expect(late.result.from).toBeGreaterThan(0);
+    expect(late.result.to - late.result.from).toBeGreaterThanOrEqual(64 * 1024);
+    expect(late.result.to - late.result.from).toBeLessThan(64 * 1024 + 65_536);
+    expect(late.text()).toMatch(/line 20000\r\n$/);
+    expectConsecutive(lineNumbers(readRecording(rec).output));
+    expect(lineNumbers(readRecording(rec).output)).toHaveLength(20_000);
   });
 
   it('puts its socket at 0600 in a 0700 run directory', async () => {
