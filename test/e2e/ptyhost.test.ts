@@ -299,5 +299,10 @@ describe('nightshift ptyhost', () => {
     expect((await c.list())[0]).toMatchObject({ pid, exit: null });
     signal(c.hostPid, 'SIGKILL');
     await until(() => !alive(pid), SOON, 'the job to get SIGHUP from the kernel when its host dies');
+    // Its socket and lock are left behind; the next client starts a new host over them.
+    expect(existsSync(ptyhostSocket(state))).toBe(true);
+    const next = await connect(state);
+    expect(next.hostPid).not.toBe(c.hostPid);
+    expect(await next.list()).toEqual([]);
   });
 });
