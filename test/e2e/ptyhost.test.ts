@@ -6,11 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect as netConnect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PtyHostClient, PtyHostVersionError } from '../../src/ptyhost/client.js';
-import { FRAME, jsonFrame, ptyhostSocket, type AttachResult, type JobExit } from '../../src/ptyhost/protocol.js';
+import { FRAME, FrameDecoder, jsonFrame, ptyhostSocket, type AttachResult, type JobExit } from '../../src/ptyhost/protocol.js';
 import { InputError } from '../../src/util/errors.js';
 import { ROOT, cleanup, runCli, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
@@ -109,6 +109,25 @@ function lineNumbers(text: string): number[] {
 function expectConsecutive(nums: number[]): void {
   expect(nums.length).toBeGreaterThan(0);
   nums.forEach((n, i) => expect(n, `line ${i + 1} of ${nums.length}`).toBe(i + 1));
+}
+
+/** Connects, attaches to `id` and, once the reply is in, stops reading. */
+async function stuckAttach(sock: string, id: string): Promise<Socket> {
+  const s = netConnect(sock);
+  const decoder = new FrameDecoder();
+  await new Promise<void>((resolve, reject) => {
+    s.on('error', reject);
+    s.on('data', (chunk: Buffer) => {
+      for (const f of decoder.push(chunk)) {
+        if (f.type === FRAME.hello) s.write(jsonFrame(FRAME.request, { rid: 1, op: 'attach', args: { id } }));
+        if (f.type === FRAME.reply) {
+          s.pause();
+          resolve();
+        }
+      }
+    });
+  });
+  return s;
 }
 
 const PRINTER = 'i=0; while [ ! -e stop ]; do i=$((i+1)); echo "line $i"; sleep 0.02; done; exit 3';
@@ -230,6 +249,37 @@ describe('nightshift ptyhost', () => {
     expectConsecutive(lineNumbers(readRecording(rec).output));
     expect(lineNumbers(readRecording(rec).output)).toHaveLength(20_000);
   });
+
+  it('stops reading a job whose client takes no output, and cuts that client off after 10 s', async () => {
+    const state = tempDir('ns-ptyhost-');
+    const work = tempDir('ns-ptyhost-work-');
+    const c = await connect(state);
+    const FLOOD = 30_000_000;
+    await c.spawn(sh('flood', `while [ ! -e go ]; do sleep 0.02; done; head -c ${FLOOD} /dev/zero | tr '\\0' x; while [ ! -e stop ]; do sleep 0.02; done`, work));
+    // A client that attaches and then reads nothing more: a hung daemon.
+    const stuck = await stuckAttach(ptyhostSocket(state), 'flood');
+    writeFileSync(join(work, 'go'), '');
+    const bytes = async () => (await c.list())[0]!.outputBytes;
+    const started = Date.now();
+    let held = 0;
+    // Without flow control the flood is read in about a second; held back, it is not read until the cut-off.
+    const log = join(state, 'ptyhost.log');
+    while (!readFileSync(log, 'utf8').includes('cutting off a client')) {
+      if (Date.now() - started > 20_000) throw new Error('the stuck client was not cut off within 20 s');
+      const n = await bytes();
+      if (Date.now() - started > 5_000 && n < FLOOD) held = n;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(held, 'bytes read from the job 5 s into the flood').toBeGreaterThan(0);
+    expect(held).toBeLessThan(FLOOD / 2);
+    const after = Date.now();
+    let n = 0;
+    while ((n = await bytes()) < FLOOD) {
+      if (Date.now() - after > SOON) throw new Error(`only ${n} of ${FLOOD} bytes read after the cut-off`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    stuck.destroy();
+  }, 40_000);
 
   it('puts its socket at 0600 in a 0700 run directory', async () => {
     const state = tempDir('ns-ptyhost-');
