@@ -264,9 +264,16 @@ class Conn implements JobSink {
       return void this.socket.destroy();
     }
     for (const f of frames) {
-      if (f.type !== FRAME.request) return void this.socket.destroy();
-      const { body, tail } = parseJson(f.payload);
-      this.host.handle(this, body, tail);
+      let request;
+      try {
+        if (f.type !== FRAME.request) throw new Error(`frame type ${f.type} from a client, expected ${FRAME.request} (request)`);
+        request = parseJson(f.payload);
+      } catch (e) {
+        // A broken client loses its connection, never the host (and with it every job).
+        this.host.log(`dropping a client: ${(e as Error).message}`);
+        return void this.socket.destroy();
+      }
+      this.host.handle(this, request.body, request.tail);
     }
   }
 
@@ -274,7 +281,7 @@ class Conn implements JobSink {
     this.paused.add(job);
     job.pauseFor(this);
     this.stallTimer ??= setTimeout(() => {
-      this.host.log(`cutting off a client that took no output for ${STALL_MS} ms`);
+      this.host.log(`cutting off a client that left ${this.socket.writableLength} bytes unread for ${STALL_MS} ms; its jobs read on`);
       this.socket.destroy();
     }, STALL_MS);
   }

@@ -281,6 +281,22 @@ describe('nightshift ptyhost', () => {
     stuck.destroy();
   }, 40_000);
 
+  it('drops a client that sends garbage and keeps serving the others', async () => {
+    const state = tempDir('ns-ptyhost-');
+    const c = await connect(state);
+    await c.spawn(sh('sleeper', 'sleep 60', state));
+    for (const junk of [Buffer.from([0, 0, 0, 6, FRAME.request, 0, 0, 0, 1, 0x7b]), Buffer.from('GET / HTTP/1.1\r\n\r\n')]) {
+      const s = netConnect(ptyhostSocket(state));
+      const closed = new Promise<void>((r) => s.on('close', () => r()));
+      s.on('error', () => undefined);
+      s.resume(); // read (the hello), or the end would never be seen
+      s.write(junk);
+      await closed;
+    }
+    expect(readFileSync(join(state, 'ptyhost.log'), 'utf8')).toMatch(/dropping a client: [\s\S]*dropping a client: frame length/);
+    expect((await c.list())[0]).toMatchObject({ id: 'sleeper', exit: null });
+  });
+
   it('puts its socket at 0600 in a 0700 run directory', async () => {
     const state = tempDir('ns-ptyhost-');
     await connect(state);
