@@ -14,7 +14,7 @@ export function registerPtyhost(program: Command): void {
     program
       .command('ptyhost')
       .description('hold the PTYs of a state directory\'s jobs so they outlive the daemon (started by clients; exits when idle)')
-      .option('--idle <duration>', durationHelp('exit after this long with no client and no job', '10s'), durationArg('--idle'))
+      .option('--idle <duration>', durationHelp('exit after this long with no client, no running job and no exit a client has yet to hear', '10s'), durationArg('--idle'))
       .option('--buffer <size>', `recent output kept per job for a client that attaches later (default ${DEFAULT_RING_BYTES / 1024} KiB)`, sizeArg('--buffer')),
   ).action(async (f: Partial<PtyhostFlags>) => {
     const ran = await runHost(stateDirOf(f), { idleMs: f.idle ?? DEFAULT_IDLE_MS, ringBytes: f.buffer ?? DEFAULT_RING_BYTES });
