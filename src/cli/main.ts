@@ -14,6 +14,7 @@ import { registerContinue } from './continue.js';
 import { registerDaemon } from './daemon.js';
 import { registerKey } from './key.js';
 import { registerLogs } from './logs.js';
+import { registerPtyhost } from './ptyhost.js';
 import { registerRules } from './rules.js';
 import { registerRun } from './run.js';
 import { registerSend } from './send.js';
@@ -35,7 +36,7 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
-  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats, registerWeb]) {
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats, registerWeb, registerPtyhost]) {
     register(program);
   }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.

@@ -1,0 +1,140 @@
+/**
+ * One child on its own PTY, owned by the host: its output goes to a bounded
+ * ring (to rebuild a screen after a reconnect), to its recording file, and
+ * to whoever is attached. It knows nothing about rules, boards or pages.
+ */
+import { constants as osConstants } from 'node:os';
+import { statSync } from 'node:fs';
+import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { resolveCommand } from '../pty/host.js';
+import { InputError } from '../util/errors.js';
+import type { JobExit, JobInfo, SpawnArgs } from './protocol.js';
+import { CastAppender } from './recording.js';
+import { OutputRing } from './ring.js';
+
+export interface JobSink {
+  output(job: HostJob, offset: number, data: Buffer): void;
+  exit(job: HostJob, exit: JobExit): void;
+}
+
+export class HostJob {
+  readonly ring: OutputRing;
+  readonly sinks = new Set<JobSink>();
+  readonly startedAt = new Date();
+  private exitInfo: JobExit | null = null;
+  /** Sinks that asked for a pause (a client whose socket is full); the PTY reads again when none is left. */
+  private readonly pausers = new Set<JobSink>();
+
+  private constructor(
+    readonly id: string,
+    readonly command: string,
+    private readonly pty: IPty,
+    ringBytes: number,
+    private readonly recording: CastAppender | undefined,
+    private readonly onEnd: (job: HostJob) => void,
+  ) {
+    this.ring = new OutputRing(ringBytes);
+    // encoding: null makes node-pty hand over Buffers, whatever its typings say.
+    pty.onData((d) => this.onOutput(d as unknown as Buffer));
+    pty.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
+  }
+
+  static spawn(a: SpawnArgs, ringBytes: number, onEnd: (job: HostJob) => void): HostJob {
+    checkSize(a.cols, a.rows);
+    checkDirectory(a.cwd);
+    resolveCommand(a.command, a.cwd, a.env.PATH);
+    const startMs = Date.now();
+    const recording = a.recording ? CastAppender.open(a.recording, { width: a.cols, height: a.rows, command: [a.command, ...a.args].join(' ') }, startMs) : undefined;
+    try {
+      const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
+      return new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd);
+    } catch (e) {
+      recording?.close('spawn-failed', Date.now());
+      throw e;
+    }
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get exit(): JobExit | null {
+    return this.exitInfo;
+  }
+
+  info(): JobInfo {
+    return { id: this.id, pid: this.pid, command: this.command, startedAt: this.startedAt.toISOString(), outputBytes: this.ring.end, exit: this.exitInfo };
+  }
+
+  write(data: Buffer): void {
+    if (this.exitInfo || data.length === 0) return;
+    this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    checkSize(cols, rows);
+    if (this.exitInfo) return;
+    this.pty.resize(cols, rows);
+    this.recording?.resize(cols, rows, Date.now());
+  }
+
+  /** Signals the child only, and never after its exit: the pid may be someone else's by then. */
+  kill(signal: string): void {
+    if (!(signal in osConstants.signals)) throw new InputError(`unknown signal ${JSON.stringify(signal)}; expected a name like SIGTERM or SIGKILL`);
+    if (this.exitInfo) return;
+    this.pty.kill(signal);
+  }
+
+  pauseFor(sink: JobSink): void {
+    if (this.pausers.size === 0 && !this.exitInfo) this.pty.pause();
+    this.pausers.add(sink);
+  }
+
+  resumeFor(sink: JobSink): void {
+    if (!this.pausers.delete(sink) || this.pausers.size > 0 || this.exitInfo) return;
+    this.pty.resume();
+  }
+
+  private onOutput(data: Buffer): void {
+    const offset = this.ring.end;
+    this.ring.push(data);
+    this.recording?.output(data, Date.now());
+    for (const s of this.sinks) s.output(this, offset, data);
+  }
+
+  private onExit(exitCode: number, signal: number | undefined): void {
+    const exit: JobExit = { exitCode, signal: signalName(signal), at: new Date().toISOString() };
+    this.exitInfo = exit;
+    this.recording?.close(exit.signal ? `exit:${exit.signal}` : `exit:${exitCode}`, Date.now());
+    for (const s of this.sinks) s.exit(this, exit);
+    this.onEnd(this);
+    this.sinks.clear();
+    this.pausers.clear();
+  }
+}
+
+const SIGNAL_BY_NUMBER = new Map<number, string>();
+for (const [name, num] of Object.entries(osConstants.signals).reverse()) SIGNAL_BY_NUMBER.set(num, name);
+
+/** Aliases share a number; iterating the table backwards lets the first name (SIGABRT, not SIGIOT) win. */
+function signalName(signal: number | undefined): string | null {
+  if (!signal) return null;
+  return SIGNAL_BY_NUMBER.get(signal) ?? `SIG${signal}`;
+}
+
+function checkSize(cols: number, rows: number): void {
+  const whole = (n: unknown) => Number.isInteger(n) && (n as number) > 0 && (n as number) < 65536;
+  if (!whole(cols) || !whole(rows)) throw new InputError(`terminal size ${cols}x${rows} is invalid; expected whole numbers of columns and rows from 1 to 65535`);
+}
+
+function checkDirectory(cwd: string): void {
+  const isDir = (() => {
+    try {
+      return statSync(cwd).isDirectory();
+    } catch {
+      return undefined;
+    }
+  })();
+  if (isDir === undefined) throw new InputError(`working directory ${JSON.stringify(cwd)} does not exist`);
+  if (!isDir) throw new InputError(`working directory ${JSON.stringify(cwd)} is not a directory`);
+}
