@@ -9,6 +9,7 @@ import type { ProbeProfile } from '../probes/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobPaths } from './job-dir.js';
+import type { JobSink } from './job-sinks.js';
 import type { JobWarning } from './tree-agent.js';
 
 export interface JobSpec {
@@ -30,6 +31,8 @@ export interface JobOptions {
   readonly config: WatchdogConfig;
   readonly procSampleMs?: number;
   readonly clock?: Clock;
+  /** The owner's sinks (the daemon's board and pages): each event reaches them after the job's own records. */
+  readonly sinks?: readonly JobSink[];
   readonly onTransition?: (t: Transition) => void;
   readonly onAction?: (a: Action) => void;
   readonly onOutput?: (data: string) => void;

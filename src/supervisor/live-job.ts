@@ -4,8 +4,7 @@
  * pure Watchdog the drills use, on the system clock.
  */
 import type { Clock } from '../core/clock.js';
-import { PROBE_BLOCK, type Transition } from '../core/task-state.js';
-import { toolMarker, type ToolEvent } from '../core/tool-events.js';
+import { PROBE_BLOCK } from '../core/task-state.js';
 import { Watchdog } from '../core/watchdog.js';
 import type { PromptRule } from '../core/prompt-match.js';
 import type { Action } from '../core/watchdog-types.js';
@@ -22,7 +21,6 @@ import { jobCoverage } from './job-coverage.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs, type AnswerInput } from './person-acts.js';
 import { castHeader } from './cast-header.js';
-import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
 import { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
@@ -30,25 +28,44 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
 import { EvidenceLog } from './evidence.js';
 import { isSuccess, shellExitCode } from '../core/outcome.js';
-import { closeJobLogger, jobLogger, plain, type Logger } from './logger.js';
-import { ProcSampler } from './proc-sampler.js';
+import { closeJobLogger, jobLogger, type Logger } from './logger.js';
+import type { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
 import { JobSummary } from './summary.js';
 import { SystemClock } from './system-clock.js';
 import type { JobOptions, JobSpec } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
-import { agentStateMarker, type AgentState } from '../core/agent-state.js';
-import { AgentSignals, prepareLaunch, type AgentLaunch } from '../signals/wire.js';
+import { prepareLaunch, type AgentLaunch } from '../signals/wire.js';
 import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
 import { TreeAgent, type JobWarning } from './tree-agent.js';
+import {
+  answerKeysSink,
+  BlockedPromptSink,
+  callbackSink,
+  evidenceSink,
+  JobSinks,
+  logSink,
+  OutputWatchers,
+  recordingSink,
+  summarySink,
+  unansweredSink,
+  type JobEvent,
+} from './job-sinks.js';
+import { attachAgentSignals, attachEventFile, procSampler, toolEvent, type SourceHost } from './job-sources.js';
 
 export type { JobOptions, JobSpec } from './job-spec.js';
 
+/** What a reader of a live job's screen may use: the headless screen stays the job's. */
+export type ScreenView = Pick<Screen, 'text' | 'snapshot' | 'serialize' | 'cols' | 'rows'>;
+
+/** What the watchdog currently believes (show's signals, the budgets' progress). */
+export type JobStatus = ReturnType<Watchdog['status']>;
+
 export class LiveJob {
-  readonly pty: PtyHost;
-  readonly watchdog: Watchdog;
-  readonly screen: Screen;
   readonly log: Logger;
+  private readonly pty: PtyHost;
+  private readonly watchdog: Watchdog;
+  private readonly screenState: Screen;
   private readonly clock: Clock;
   private readonly cast: CastWriter;
   private readonly typed: RecordedInput;
@@ -56,11 +73,14 @@ export class LiveJob {
   private readonly timer: DeadlineTimer;
   private readonly sampler: ProcSampler;
   private readonly evidence: EvidenceLog;
-  private readonly summary: JobSummary;
-  private readonly outputListeners = new Set<(data: string) => void>();
+  private readonly watchers = new OutputWatchers();
+  private readonly prompt = new BlockedPromptSink();
+  /** Every event of the job goes through here to its records and its owner (job-sinks.ts). */
+  private readonly sinks: JobSinks;
   private readonly responder: Responder;
   /** Everything the job holds (child, recording, sampler, watchers, timers), released by one dispose(). */
   private readonly store: DisposableStore;
+  private readonly sources: SourceHost;
   private exitInfo: PtyExit | undefined;
   private startupDone!: (ok: boolean) => void;
   private readonly startup = new Promise<boolean>((r) => (this.startupDone = r));
@@ -72,6 +92,7 @@ export class LiveJob {
   private readonly person: PersonActs;
   private readonly unanswered: UnansweredDecline;
   private readonly startedAt: number;
+  private readonly diskProblems = new Set<string>();
   readonly finished: Promise<PtyExit>;
 
   /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
@@ -102,15 +123,16 @@ export class LiveJob {
     });
     store.add(() => this.cast.close());
     this.typed = new RecordedInput(pty, this.cast, this.clock);
-    this.screen = new Screen(spec.cols, spec.rows);
-    store.add(() => this.screen.dispose());
+    this.screenState = new Screen(spec.cols, spec.rows);
+    store.add(() => this.screenState.dispose());
     const bundle = opts.bundle.current;
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
-    this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
+    this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     store.add(() => this.feed.dispose());
     this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => this.diskProblem('evidence.jsonl', e));
-    this.summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
+    const summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
+    this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = new PersonActs({
       id: p.id,
       watchdog: this.watchdog,
@@ -120,7 +142,7 @@ export class LiveJob {
       agent: () => this.agent,
       rules: () => this.opts.bundle.current.rules.prompts,
       now: () => this.clock.now(),
-      marker: (label) => this.cast.marker(this.clock.now(), label),
+      marker: (label) => this.marker(label),
       observe: (signal) => this.observe(signal),
     });
     this.unanswered = new UnansweredDecline(this.clock, {
@@ -130,22 +152,28 @@ export class LiveJob {
       rules: () => this.opts.bundle.current.rules.prompts,
       decline: (by) => this.person.answer({ choice: 'decline' }, by),
     });
+    this.sinks = new JobSinks([
+      this.prompt,
+      recordingSink(this.cast),
+      logSink(this.log),
+      // Evidence before the keys sink: the record exists before a key is sent.
+      evidenceSink(this.evidence),
+      answerKeysSink(this.evidence, this.typed, this.log),
+      summarySink(summary),
+      unansweredSink(this.unanswered.watch),
+      ...(opts.sinks ?? []),
+      callbackSink(opts),
+      this.watchers,
+      // Last: what the output means (the watchdog, the screen) comes after it is recorded and seen.
+      { event: (e) => e.kind === 'output' && this.supervise(e.data) },
+    ]);
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
     store.add(() => this.timer.stop());
-    this.sampler = new ProcSampler(this.pty.pid, this.clock, {
-      busy: (busy) => this.onProc(busy),
-      foreground: (program) => this.onForeground(program),
-      tree: (tree) => this.treeAgent?.tree(tree),
-      ttyRead: (reading) => {
-        this.cast.marker(this.clock.now(), reading ? 'tty:read' : 'tty:idle');
-        this.observe({ kind: 'tty-read', reading });
-      },
-    });
-    store.add(() => this.sampler.stop());
+    this.sampler = procSampler(pty.pid, this.clock, this.sources, (tree) => this.treeAgent?.tree(tree));
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
-    this.watchdog.listen({ transition: (t) => this.onTransition(t), action: (a) => this.onAction(a) });
+    this.watchdog.listen({ transition: (transition) => this.emit({ kind: 'transition', transition }), action: (action) => this.emit({ kind: 'action', action }) });
     this.finished = this.pty.exited.then(async (e) => {
       // Teardown waits for the start to finish: an exit during start must not close what start is still opening.
       if (await this.startup) await this.onExit(e);
@@ -181,13 +209,13 @@ export class LiveJob {
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     this.watchdog.start();
     this.watchTree();
-    this.pty.onData((data) => this.onData(data));
-    if (opts.answerQueries !== false) this.screen.onReply((reply) => this.pty.write(reply));
+    this.pty.onData((data) => this.emit({ kind: 'output', t: this.clock.now(), data }));
+    if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
     this.sampler.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
-    if (!opts.agent) await this.attachEvents();
+    if (!opts.agent) await attachEventFile(opts.paths.events, this.sources);
     if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
-    if (opts.agentKind && opts.agentKind !== 'generic') await this.attachSignals(opts.agentKind);
+    if (opts.agentKind && opts.agentKind !== 'generic') await attachAgentSignals(opts.agentKind, this.launch, spec, opts.paths, this.pty.pid, this.sources);
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
     if (opts.agentKind) void this.checkCoverage(opts.agentKind);
@@ -235,6 +263,27 @@ export class LiveJob {
     return this.opts.paths.id;
   }
 
+  get screen(): ScreenView {
+    return this.screenState;
+  }
+
+  get state(): Watchdog['state'] {
+    return this.watchdog.state;
+  }
+
+  get reason(): Watchdog['reason'] {
+    return this.watchdog.reason;
+  }
+
+  status(): JobStatus {
+    return this.watchdog.status();
+  }
+
+  /** The child's exit, once it has been reported. */
+  get exit(): PtyExit | undefined {
+    return this.pty.exit;
+  }
+
   /** Finished its task: exit 0, or a turn that ended with nothing held against it. */
   get succeeded(): boolean {
     return isSuccess(this.watchdog.reason);
@@ -247,7 +296,7 @@ export class LiveJob {
 
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
-    this.cast.resize(this.clock.now(), cols, rows);
+    this.emit({ kind: 'resize', t: this.clock.now(), cols, rows });
     this.feed.resize(cols, rows);
   }
 
@@ -268,13 +317,15 @@ export class LiveJob {
     return this.finished;
   }
 
+  /** No ladder: the daemon's last resort when a graceful stop ran out of time. */
+  kill(signal: NodeJS.Signals): void {
+    this.pty.kill(signal);
+  }
+
   /** Stops the recording (a marker says why): the disk is full and what is left of it belongs to the board. */
   suspendRecording(why: string): void {
     this.cast.suspend(this.clock.now(), why);
   }
-
-  private readonly diskProblems = new Set<string>();
-  private promptAction: Action | undefined;
 
   private diskProblem(file: string, e: Error): void {
     if (this.diskProblems.has(file)) return;
@@ -284,8 +335,7 @@ export class LiveJob {
 
   /** Everything the job prints from now on (attach); returns the unsubscribe. */
   watchOutput(listener: (data: string) => void): () => void {
-    this.outputListeners.add(listener);
-    return () => this.outputListeners.delete(listener);
+    return this.watchers.add(listener);
   }
 
   /** A person's acts (person-acts.ts): answer, continue, send, key. */
@@ -334,7 +384,6 @@ export class LiveJob {
   }
 
   private attachAgent(kind: AgentKind, profile: ProbeProfile, resumeFrom: ResumeFrom | null, vars?: AgentHomeVars): void {
-    const job = this;
     this.agent = new JobAgent(
       {
         id: this.id,
@@ -344,9 +393,9 @@ export class LiveJob {
         cwd: this.spec.cwd,
         startedAt: this.startedAt,
         now: () => this.clock.now(),
-        marker: (label) => this.cast.marker(this.clock.now(), label),
-        toolEvent: (e) => this.onTool(e),
-        action: (a) => this.onAction(a),
+        marker: (label) => this.marker(label),
+        toolEvent: (e) => toolEvent(this.sources, e),
+        action: (action) => this.emit({ kind: 'action', action }),
         block: (probe, text) => {
           this.observe({ kind: 'probe', probe, text });
           return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
@@ -355,8 +404,8 @@ export class LiveJob {
         verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
         sendText: (text) => this.sendText(text),
         stop: (cause) => void this.stop(cause),
-        state: () => job.watchdog.state,
-        screen: () => this.screen.snapshot().rows,
+        state: () => this.watchdog.state,
+        screen: () => this.screenState.snapshot().rows,
         log: (msg, fields) => this.log.info(fields ?? {}, msg),
       },
       kind,
@@ -371,34 +420,18 @@ export class LiveJob {
     this.store.add(() => agent.dispose());
   }
 
-  private async attachSignals(kind: AgentKind): Promise<void> {
-    const host = {
-      state: (s: AgentState) => this.onAgentState(s),
-      problem: (m: string) => this.log.warn({ problem: m }, 'agent signal'),
-      isClosed: () => this.store.isDisposed,
-    };
-    const signals = await AgentSignals.start(kind, this.launch, this.spec, this.opts.paths, this.pty.pid, host);
-    this.store.add(() => signals.close());
-  }
-
-  /** What the agent says of itself: recorded (drills replay it), then to the watchdog, which may only escalate sooner on it. */
-  private onAgentState(s: AgentState): void {
-    this.cast.marker(this.clock.now(), agentStateMarker(s));
-    this.log.info({ agent_state: s }, `agent ${s.state} (${s.source}:${s.detail})`);
-    this.observe({ kind: 'agent', signal: s });
-  }
-
   private applyBundle(b: RuleBundle): void {
     this.watchdog.setRules(b.rules);
     this.responder.update(b.rules.risks, b.policy);
     this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
   }
 
-  private async attachEvents(): Promise<void> {
-    const source = await EventFileSource.open(this.opts.paths.events);
-    this.store.add(() => source.close());
-    source.onProblem((m) => this.log.warn({ problem: m }, 'bad tool event'));
-    source.onEvent((e) => this.onTool(e));
+  private emit(e: JobEvent): void {
+    this.sinks.emit(e);
+  }
+
+  private marker(label: string): void {
+    this.emit({ kind: 'marker', t: this.clock.now(), label });
   }
 
   private observe(signal: Parameters<Watchdog['observe']>[0]): void {
@@ -411,19 +444,11 @@ export class LiveJob {
     this.timer.arm();
   }
 
-  private onData(data: string): void {
-    this.cast.output(this.clock.now(), data);
-    this.opts.onOutput?.(data);
-    for (const l of this.outputListeners) l(data);
+  /** Output, once recorded and seen: activity to the watchdog, a sign of life to the tree finder, bytes to the screen. */
+  private supervise(data: string): void {
     this.observe({ kind: 'output' });
     this.treeAgent?.output();
     this.feed.push(data);
-  }
-
-  private onTool(e: ToolEvent): void {
-    this.cast.marker(this.clock.now(), toolMarker(e));
-    this.log.info({ tool: e }, 'tool event');
-    this.observe({ kind: 'tool', event: e });
   }
 
   /**
@@ -443,52 +468,18 @@ export class LiveJob {
     this.sampledCandidate = key;
   }
 
-  private onForeground(program: string | null): void {
-    if (program) this.cast.marker(this.clock.now(), `fg:${program}`);
-    this.observe({ kind: 'foreground', program });
-  }
-
-  private onProc(busy: boolean): void {
-    this.cast.marker(this.clock.now(), busy ? 'proc:busy' : 'proc:idle');
-    this.observe({ kind: 'proc', busy });
-  }
-
   /** The prompt the job is blocked on now, as the watchdog last acted on it, with its rule; null when not blocked on one. */
-  blockedPrompt(): { action: Action; rule: PromptRule | null } | null {
-    const a = this.promptAction;
+  blockedPrompt(): BlockedPrompt | null {
+    const a = this.prompt.current;
     if (!a || this.watchdog.state !== 'blocked') return null;
     return { action: a, rule: this.opts.bundle.current.rules.prompts.find((r) => r.id === a.rule) ?? null };
-  }
-
-  private onTransition(t: Transition): void {
-    if (t.to !== 'blocked') this.promptAction = undefined;
-    this.log.info({ from: t.from, to: t.to, reason: t.reason }, `state ${t.to} (${t.reason.code})`);
-    this.evidence.transition(t, iso);
-    this.summary.transition(t);
-    this.unanswered.watch.transition(t);
-    this.opts.onTransition?.(t);
-  }
-
-  private onAction(a: Action): void {
-    if (a.prompt !== null) this.promptAction = a;
-    this.log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
-    // Evidence first, synchronously: the record exists before a key is sent.
-    this.evidence.action(a, iso);
-    // No record, no keys (a full disk): the prompt stays, the watchdog sees the answer did not take and escalates.
-    if (a.kind === 'answer' && a.keys?.length && !this.evidence.ok) {
-      this.log.error({ rule: a.rule }, 'evidence could not be written; the answer is not sent');
-    } else if (a.kind === 'answer' && a.keys?.length) {
-      this.typed.answer(a.rule, a.keys);
-    }
-    this.unanswered.watch.action(a);
-    this.opts.onAction?.(a);
   }
 
   /** Releases everything the job holds; the final records are written on the way (writeFinalRecords). */
   private async onExit(e: PtyExit): Promise<void> {
     await this.feed.settled();
     this.exitInfo = e;
-    this.outputListeners.clear();
+    this.watchers.clear();
     await this.store.dispose().catch((err: unknown) => this.opts.onProblem?.(`job ${this.id} teardown: ${describeError(err)}`));
   }
 
@@ -497,7 +488,7 @@ export class LiveJob {
     const e = this.exitInfo;
     if (!e) return;
     const now = this.clock.now();
-    this.cast.exit(now, shellExitCode(e));
+    this.emit({ kind: 'exit', t: now, code: shellExitCode(e) });
     this.watchdog.observe({
       kind: 'exit',
       exitCode: e.signal ? null : e.exitCode,
@@ -505,11 +496,17 @@ export class LiveJob {
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
     const reason = this.watchdog.reason;
-    // The summary lands in the same tick as the board's done: a reader that sees done finds summary.json finished.
-    this.summary.finish(reason, now, this.screen.text(), this.agent?.summary());
+    // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.
+    this.emit({ kind: 'finish', t: now, reason, screen: this.screenState.text(), agent: this.agent?.summary() });
     if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
+}
+
+/** A blocked prompt as the watchdog last acted on it, and the rule that matched it (null: no rule by that id now). */
+export interface BlockedPrompt {
+  readonly action: Action;
+  readonly rule: PromptRule | null;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
