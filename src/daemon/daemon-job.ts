@@ -52,7 +52,7 @@ export class DaemonJob implements JobHandle {
   private readonly pages: PageSink;
 
   private constructor(
-    readonly record: JobRecord,
+    private readonly record: JobRecord,
     private readonly deps: DaemonJobDeps,
   ) {
     this.redact = redactorFor(record.env);

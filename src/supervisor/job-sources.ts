@@ -72,3 +72,28 @@ export async function attachAgentSignals(kind: AgentKind, launch: AgentLaunch, s
   });
   host.store.add(() => signals.close());
 }
+
+/**
+ * A new prompt candidate gets a fresh /proc sample before it settles, so
+ * the responder's foreground check never rests on a sample older than the
+ * prompt (a 1 s timer can lag under load).
+ */
+export class PromptSampler {
+  private sampled: string | undefined;
+
+  constructor(
+    private readonly sampler: ProcSampler,
+    private readonly running: () => boolean,
+  ) {}
+
+  candidate(c: { readonly rule: string; readonly since: number } | null): void {
+    const key = c ? `${c.rule}@${c.since}` : undefined;
+    if (key !== undefined && key !== this.sampled) {
+      this.sampler.sampleNow();
+      // The program may print its prompt a moment before it calls read(2), and a loaded machine
+      // may be slow to get there: look again within the early settle time (EARLY_SETTLE_MS).
+      for (const ms of [80, 160, 240]) setTimeout(() => this.running() && this.sampler.sampleNow(), ms).unref();
+    }
+    this.sampled = key;
+  }
+}

@@ -12,46 +12,28 @@ import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { describeError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
-import type { AgentKind } from '../core/agent-events.js';
-import type { ProbeProfile } from '../probes/index.js';
-import type { ResumeFrom } from '../board/types.js';
 import type { RulesCoverage } from '../rules/coverage.js';
-import { JobAgent } from './job-agent.js';
-import { jobCoverage } from './job-coverage.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs, type AnswerInput } from './person-acts.js';
-import { castHeader } from './cast-header.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
-import { CastWriter } from '../record/cast-writer.js';
+import type { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
-import { EvidenceLog } from './evidence.js';
+import type { EvidenceLog } from './evidence.js';
 import { isSuccess, shellExitCode } from '../core/outcome.js';
-import { closeJobLogger, jobLogger, type Logger } from './logger.js';
+import type { Logger } from './logger.js';
 import type { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
-import { JobSummary } from './summary.js';
+import { openRecords } from './job-records.js';
 import { SystemClock } from './system-clock.js';
 import type { JobOptions, JobSpec } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
 import { prepareLaunch, type AgentLaunch } from '../signals/wire.js';
-import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
-import { TreeAgent, type JobWarning } from './tree-agent.js';
-import {
-  answerKeysSink,
-  BlockedPromptSink,
-  callbackSink,
-  evidenceSink,
-  JobSinks,
-  logSink,
-  OutputWatchers,
-  recordingSink,
-  summarySink,
-  unansweredSink,
-  type JobEvent,
-} from './job-sinks.js';
-import { attachAgentSignals, attachEventFile, procSampler, toolEvent, type SourceHost } from './job-sources.js';
+import type { JobWarning } from './tree-agent.js';
+import * as sink from './job-sinks.js';
+import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
+import { JobAgents, type AgentActs } from './job-agents.js';
 
 export type { JobOptions, JobSpec } from './job-spec.js';
 
@@ -71,12 +53,14 @@ export class LiveJob {
   private readonly typed: RecordedInput;
   private readonly feed: ScreenFeed;
   private readonly timer: DeadlineTimer;
-  private readonly sampler: ProcSampler;
+  private readonly procs: ProcSampler;
+  private readonly sampler: PromptSampler;
   private readonly evidence: EvidenceLog;
-  private readonly watchers = new OutputWatchers();
-  private readonly prompt = new BlockedPromptSink();
+  private readonly watchers = new sink.OutputWatchers();
+  private readonly prompt = new sink.BlockedPromptSink();
   /** Every event of the job goes through here to its records and its owner (job-sinks.ts). */
-  private readonly sinks: JobSinks;
+  private readonly sinks: sink.JobSinks;
+  private readonly agents: JobAgents;
   private readonly responder: Responder;
   /** Everything the job holds (child, recording, sampler, watchers, timers), released by one dispose(). */
   private readonly store: DisposableStore;
@@ -85,10 +69,6 @@ export class LiveJob {
   private startupDone!: (ok: boolean) => void;
   private readonly startup = new Promise<boolean>((r) => (this.startupDone = r));
   private stopCause: string | undefined;
-  private sampledCandidate: string | undefined;
-  private agent: JobAgent | undefined;
-  private treeAgent: TreeAgent | undefined;
-  private coverage: RulesCoverage | undefined;
   private readonly person: PersonActs;
   private readonly unanswered: UnansweredDecline;
   private readonly startedAt: number;
@@ -97,7 +77,7 @@ export class LiveJob {
 
   /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
   private constructor(
-    readonly spec: JobSpec,
+    private readonly spec: JobSpec,
     private readonly opts: JobOptions,
     store: DisposableStore,
     private readonly launch: AgentLaunch,
@@ -115,13 +95,10 @@ export class LiveJob {
     });
     const start = this.clock.now();
     this.startedAt = start;
-    this.log = jobLogger(p.log, p.id, opts.redact, (e) => this.diskProblem('log.jsonl', e));
-    store.add(() => closeJobLogger(this.log));
-    this.cast = CastWriter.open(p.recording, castHeader(spec, start), start, {
-      ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
-      onProblem: (e) => this.diskProblem('recording.cast', e),
-    });
-    store.add(() => this.cast.close());
+    const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e));
+    this.log = log;
+    this.cast = cast;
+    this.evidence = evidence;
     this.typed = new RecordedInput(pty, this.cast, this.clock);
     this.screenState = new Screen(spec.cols, spec.rows);
     store.add(() => this.screenState.dispose());
@@ -130,8 +107,6 @@ export class LiveJob {
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     store.add(() => this.feed.dispose());
-    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => this.diskProblem('evidence.jsonl', e));
-    const summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = new PersonActs({
       id: p.id,
@@ -139,7 +114,7 @@ export class LiveJob {
       typed: this.typed,
       evidence: this.evidence,
       log: this.log,
-      agent: () => this.agent,
+      agent: () => this.agents.agent,
       rules: () => this.opts.bundle.current.rules.prompts,
       now: () => this.clock.now(),
       marker: (label) => this.marker(label),
@@ -152,17 +127,17 @@ export class LiveJob {
       rules: () => this.opts.bundle.current.rules.prompts,
       decline: (by) => this.person.answer({ choice: 'decline' }, by),
     });
-    this.sinks = new JobSinks([
+    this.sinks = new sink.JobSinks([
       this.prompt,
-      recordingSink(this.cast),
-      logSink(this.log),
+      sink.recordingSink(this.cast),
+      sink.logSink(this.log),
       // Evidence before the keys sink: the record exists before a key is sent.
-      evidenceSink(this.evidence),
-      answerKeysSink(this.evidence, this.typed, this.log),
-      summarySink(summary),
-      unansweredSink(this.unanswered.watch),
+      sink.evidenceSink(this.evidence),
+      sink.answerKeysSink(this.evidence, this.typed, this.log),
+      sink.summarySink(summary),
+      sink.unansweredSink(this.unanswered.watch),
       ...(opts.sinks ?? []),
-      callbackSink(opts),
+      sink.callbackSink(opts),
       this.watchers,
       // Last: what the output means (the watchdog, the screen) comes after it is recorded and seen.
       { event: (e) => e.kind === 'output' && this.supervise(e.data) },
@@ -171,7 +146,9 @@ export class LiveJob {
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
     store.add(() => this.timer.stop());
-    this.sampler = procSampler(pty.pid, this.clock, this.sources, (tree) => this.treeAgent?.tree(tree));
+    this.agents = new JobAgents({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
+    this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
+    this.sampler = new PromptSampler(this.procs, () => pty.running);
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
     this.watchdog.listen({ transition: (transition) => this.emit({ kind: 'transition', transition }), action: (action) => this.emit({ kind: 'action', action }) });
     this.finished = this.pty.exited.then(async (e) => {
@@ -208,55 +185,27 @@ export class LiveJob {
     this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     this.watchdog.start();
-    this.watchTree();
+    this.agents.watchTree();
     this.pty.onData((data) => this.emit({ kind: 'output', t: this.clock.now(), data }));
     if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
-    this.sampler.start(opts.procSampleMs ?? 1_000);
+    this.procs.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
     if (!opts.agent) await attachEventFile(opts.paths.events, this.sources);
-    if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
+    if (opts.agent) this.agents.attach(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
     if (opts.agentKind && opts.agentKind !== 'generic') await attachAgentSignals(opts.agentKind, this.launch, spec, opts.paths, this.pty.pid, this.sources);
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
-    if (opts.agentKind) void this.checkCoverage(opts.agentKind);
-  }
-
-  /** Wrapped agents: found in the process tree, followed under their own HOME, a warning when no transcript comes (tree-agent.ts). */
-  private watchTree(): void {
-    const tree = new TreeAgent({
-      clock: this.clock,
-      kind: this.opts.agent?.kind ?? this.opts.agentKind,
-      watch: () => this.agent?.watch,
-      becomeAgent: async (kind, vars) => {
-        const late = await this.opts.lateAgent?.(kind);
-        if (late && !this.store.isDisposed) this.attachAgent(kind, late.profile, late.resumeFrom ?? null, vars);
-        return this.agent !== undefined;
-      },
-      log: (level, msg, fields) => this.log[level](fields ?? {}, msg),
-      warn: (w) => this.opts.onWarning?.(w),
-    });
-    this.store.add(() => tree.dispose());
-    this.treeAgent = tree;
+    if (opts.agentKind) void this.agents.checkCoverage(opts.agentKind);
   }
 
   /** What the job's watchers want a person to know though nothing is blocked (no transcript). */
   get warnings(): JobWarning[] {
-    return this.treeAgent?.warnings ?? [];
+    return this.agents.warnings;
   }
 
   /** The agent's version against the rules' `checked:` versions; null until read (or for a plain program). */
   get rulesCoverage(): RulesCoverage | null {
-    return this.coverage ?? null;
-  }
-
-  private async checkCoverage(kind: AgentKind): Promise<void> {
-    const c = await jobCoverage(kind, this.spec, this.opts.bundle.current.rules.prompts);
-    // A job gone by the time its agent answered has no log left to write to.
-    if (!c || this.store.isDisposed) return;
-    this.coverage = c;
-    if (c.covered === false) this.log.warn({ rules_coverage: c }, c.note);
-    else this.log.info({ rules_coverage: c }, c.note);
-    this.opts.onCoverage?.(c);
+    return this.agents.rulesCoverage;
   }
 
   get id(): string {
@@ -284,14 +233,9 @@ export class LiveJob {
     return this.pty.exit;
   }
 
-  /** Finished its task: exit 0, or a turn that ended with nothing held against it. */
-  get succeeded(): boolean {
-    return isSuccess(this.watchdog.reason);
-  }
-
   /** Steps, tokens, final answer and verification, when the job runs an agent. */
   agentSummary() {
-    return this.agent?.summary();
+    return this.agents.agent?.summary();
   }
 
   resize(cols: number, rows: number): void {
@@ -310,7 +254,7 @@ export class LiveJob {
     if (this.pty.running) {
       this.stopCause ??= cause;
       // A paused program (on_escalate: pause) must run again to hear the interrupt and the SIGTERM.
-      this.agent?.continued();
+      this.agents.agent?.continued();
       this.log.warn({ cause }, 'stopping job');
       stopLadder(this.pty, graceMs);
     }
@@ -361,16 +305,6 @@ export class LiveJob {
     this.person.note('resume', who, { from });
   }
 
-  /** Text typed on the job's behalf (Enter after it), recorded as input. */
-  sendText(text: string, enter = true): Promise<void> {
-    return this.typed.text(text, enter);
-  }
-
-  /** A named key (enter, escape, ctrl-c …), recorded as input. */
-  sendKey(name: string): void {
-    this.typed.key(name);
-  }
-
   /**
    * Keystrokes from the person at the terminal (`attach`, `run`'s own
    * terminal); recorded as input. A line they enter while a probe holds the
@@ -383,41 +317,23 @@ export class LiveJob {
     if (data.includes('\r')) this.person.typedLine(who);
   }
 
-  private attachAgent(kind: AgentKind, profile: ProbeProfile, resumeFrom: ResumeFrom | null, vars?: AgentHomeVars): void {
-    this.agent = new JobAgent(
-      {
-        id: this.id,
-        dir: this.opts.paths.dir,
-        name: this.spec.name ?? null,
-        argv: [this.spec.command, ...this.spec.args],
-        cwd: this.spec.cwd,
-        startedAt: this.startedAt,
-        now: () => this.clock.now(),
-        marker: (label) => this.marker(label),
-        toolEvent: (e) => toolEvent(this.sources, e),
-        action: (action) => this.emit({ kind: 'action', action }),
-        block: (probe, text) => {
-          this.observe({ kind: 'probe', probe, text });
-          return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
-        },
-        sendKey: (name) => this.sendKey(name),
-        verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
-        sendText: (text) => this.sendText(text),
-        stop: (cause) => void this.stop(cause),
-        state: () => this.watchdog.state,
-        screen: () => this.screenState.snapshot().rows,
-        log: (msg, fields) => this.log.info(fields ?? {}, msg),
+  /** What the job's agent may do to it (job-agent.ts). */
+  private agentActs(): AgentActs {
+    return {
+      marker: (label) => this.marker(label),
+      toolEvent: (e) => toolEvent(this.sources, e),
+      action: (action) => this.emit({ kind: 'action', action }),
+      block: (probe, text) => {
+        this.observe({ kind: 'probe', probe, text });
+        return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
       },
-      kind,
-      profile,
-      // The generic adapter's transcript is the event file, named in the child's environment only.
-      { ...(vars ? withAgentVars(this.spec.env, vars) : this.spec.env), NIGHTSHIFT_EVENTS: this.opts.paths.events },
-      this.pty.pid,
-      resumeFrom,
-    );
-    const agent = this.agent;
-    this.store.add(() => agent.watch.close());
-    this.store.add(() => agent.dispose());
+      sendKey: (name) => this.typed.key(name),
+      verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
+      sendText: (text) => this.typed.text(text),
+      stop: (cause) => void this.stop(cause),
+      state: () => this.watchdog.state,
+      screen: () => this.screenState.snapshot().rows,
+    };
   }
 
   private applyBundle(b: RuleBundle): void {
@@ -426,7 +342,7 @@ export class LiveJob {
     this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
   }
 
-  private emit(e: JobEvent): void {
+  private emit(e: sink.JobEvent): void {
     this.sinks.emit(e);
   }
 
@@ -440,32 +356,15 @@ export class LiveJob {
     if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
     if (signal.kind === 'person') this.unanswered.watch.person();
-    if (signal.kind === 'screen') this.sampleForNewPrompt();
+    if (signal.kind === 'screen') this.sampler.candidate(this.watchdog.status().promptCandidate);
     this.timer.arm();
   }
 
   /** Output, once recorded and seen: activity to the watchdog, a sign of life to the tree finder, bytes to the screen. */
   private supervise(data: string): void {
     this.observe({ kind: 'output' });
-    this.treeAgent?.output();
+    this.agents.output();
     this.feed.push(data);
-  }
-
-  /**
-   * A new prompt candidate gets a fresh /proc sample before it settles, so
-   * the responder's foreground check never rests on a sample older than the
-   * prompt (a 1 s timer can lag under load).
-   */
-  private sampleForNewPrompt(): void {
-    const c = this.watchdog.status().promptCandidate;
-    const key = c ? `${c.rule}@${c.since}` : undefined;
-    if (key !== undefined && key !== this.sampledCandidate) {
-      this.sampler.sampleNow();
-      // The program may print its prompt a moment before it calls read(2), and a loaded machine
-      // may be slow to get there: look again within the early settle time (EARLY_SETTLE_MS).
-      for (const ms of [80, 160, 240]) setTimeout(() => this.pty.running && this.sampler.sampleNow(), ms).unref();
-    }
-    this.sampledCandidate = key;
   }
 
   /** The prompt the job is blocked on now, as the watchdog last acted on it, with its rule; null when not blocked on one. */
@@ -497,8 +396,10 @@ export class LiveJob {
     });
     const reason = this.watchdog.reason;
     // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.
-    this.emit({ kind: 'finish', t: now, reason, screen: this.screenState.text(), agent: this.agent?.summary() });
-    if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    const agent = this.agents.agent;
+    this.emit({ kind: 'finish', t: now, reason, screen: this.screenState.text(), agent: agent?.summary() });
+    // Finished its task (exit 0, or a turn that ended with nothing held against it): no card.
+    if (agent && !isSuccess(reason)) await agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
 }
