@@ -6,8 +6,6 @@
 import type { Clock } from '../core/clock.js';
 import { PROBE_BLOCK } from '../core/task-state.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { PromptRule } from '../core/prompt-match.js';
-import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { describeError } from '../util/errors.js';
@@ -27,7 +25,7 @@ import type { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
 import { openRecords } from './job-records.js';
 import { SystemClock } from './system-clock.js';
-import type { JobOptions, JobSpec } from './job-spec.js';
+import type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
 import { prepareLaunch, type AgentLaunch } from '../signals/wire.js';
 import type { JobWarning } from './tree-agent.js';
@@ -35,13 +33,7 @@ import * as sink from './job-sinks.js';
 import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
 import { JobAgents, type AgentActs } from './job-agents.js';
 
-export type { JobOptions, JobSpec } from './job-spec.js';
-
-/** What a reader of a live job's screen may use: the headless screen stays the job's. */
-export type ScreenView = Pick<Screen, 'text' | 'snapshot' | 'serialize' | 'cols' | 'rows'>;
-
-/** What the watchdog currently believes (show's signals, the budgets' progress). */
-export type JobStatus = ReturnType<Watchdog['status']>;
+export type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
 
 export class LiveJob {
   readonly log: Logger;
@@ -54,7 +46,7 @@ export class LiveJob {
   private readonly feed: ScreenFeed;
   private readonly timer: DeadlineTimer;
   private readonly procs: ProcSampler;
-  private readonly sampler: PromptSampler;
+  private readonly promptSampler: PromptSampler;
   private readonly evidence: EvidenceLog;
   private readonly watchers = new sink.OutputWatchers();
   private readonly prompt = new sink.BlockedPromptSink();
@@ -148,7 +140,7 @@ export class LiveJob {
     store.add(() => this.timer.stop());
     this.agents = new JobAgents({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
-    this.sampler = new PromptSampler(this.procs, () => pty.running);
+    this.promptSampler = new PromptSampler(this.procs, () => pty.running);
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
     this.watchdog.listen({ transition: (transition) => this.emit({ kind: 'transition', transition }), action: (action) => this.emit({ kind: 'action', action }) });
     this.finished = this.pty.exited.then(async (e) => {
@@ -356,7 +348,7 @@ export class LiveJob {
     if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
     if (signal.kind === 'person') this.unanswered.watch.person();
-    if (signal.kind === 'screen') this.sampler.candidate(this.watchdog.status().promptCandidate);
+    if (signal.kind === 'screen') this.promptSampler.candidate(this.watchdog.status().promptCandidate);
     this.timer.arm();
   }
 
@@ -402,12 +394,6 @@ export class LiveJob {
     if (agent && !isSuccess(reason)) await agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
-}
-
-/** A blocked prompt as the watchdog last acted on it, and the rule that matched it (null: no rule by that id now). */
-export interface BlockedPrompt {
-  readonly action: Action;
-  readonly rule: PromptRule | null;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
