@@ -31,7 +31,7 @@ import { prepareLaunch, type AgentLaunch } from '../signals/wire.js';
 import type { JobWarning } from './tree-agent.js';
 import * as sink from './job-sinks.js';
 import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
-import { JobAgents, type AgentActs } from './job-agents.js';
+import { AgentSide, type AgentActs } from './agent-side.js';
 
 export type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
 
@@ -52,7 +52,7 @@ export class LiveJob {
   private readonly prompt = new sink.BlockedPromptSink();
   /** Every event of the job goes through here to its records and its owner (job-sinks.ts). */
   private readonly sinks: sink.JobSinks;
-  private readonly agents: JobAgents;
+  private readonly agents: AgentSide;
   private readonly responder: Responder;
   /** Everything the job holds (child, recording, sampler, watchers, timers), released by one dispose(). */
   private readonly store: DisposableStore;
@@ -138,7 +138,7 @@ export class LiveJob {
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
     store.add(() => this.timer.stop());
-    this.agents = new JobAgents({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
+    this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
     this.promptSampler = new PromptSampler(this.procs, () => pty.running);
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));

@@ -20,7 +20,7 @@ import { TreeAgent, type JobWarning } from './tree-agent.js';
 /** The job's side of an agent host, as LiveJob gives it: what the agent may do to the job. */
 export type AgentActs = Omit<AgentHost, 'id' | 'dir' | 'name' | 'argv' | 'cwd' | 'startedAt' | 'now' | 'log'>;
 
-export interface JobAgentsHost {
+export interface AgentSideHost {
   readonly spec: JobSpec;
   readonly opts: JobOptions;
   readonly clock: Clock;
@@ -31,12 +31,12 @@ export interface JobAgentsHost {
   readonly acts: AgentActs;
 }
 
-export class JobAgents {
+export class AgentSide {
   private current: JobAgent | undefined;
   private tree: TreeAgent | undefined;
   private coverage: RulesCoverage | undefined;
 
-  constructor(private readonly host: JobAgentsHost) {}
+  constructor(private readonly host: AgentSideHost) {}
 
   /** The job's agent, once it has one. */
   get agent(): JobAgent | undefined {
