@@ -121,7 +121,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
   clearTimeout(stopTimer);
   untrap();
   detach();
-  return exitStatus(job.watchdog.reason);
+  return exitStatus(job.reason);
 }
 
 /**

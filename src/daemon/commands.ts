@@ -99,7 +99,7 @@ export const COMMANDS = [
         throw new ConflictError(`job ${rec.name} has moved on from the question you answered (${a.episode}; now ${live.blockedEpisode ?? rec.reason.code}); nothing was sent`);
       }
       const input: AnswerInput = a.text !== undefined ? { text: a.text } : a.key !== undefined ? { key: a.key } : { choice: a.choice! };
-      const keys = await live.live.answer(input, by);
+      const keys = await live.answer(input, by);
       d.pager.ack(rec.id);
       return { job: rec.id, keys, answered_by: by };
     },
@@ -113,7 +113,7 @@ export const COMMANDS = [
     args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who: z.string().optional() }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
-      await liveJob(d, rec, 'send to').live.personSend(a.text, a.enter !== false, a.who || 'unknown');
+      await liveJob(d, rec, 'send to').send(a.text, a.enter !== false, a.who || 'unknown');
       return { job: rec.id };
     },
   }),
@@ -128,7 +128,7 @@ export const COMMANDS = [
       const rec = d.board.require(a.job);
       const who = a.who || 'unknown';
       const was = rec.reason.code;
-      liveJob(d, rec, 'continue').live.continueJob(who);
+      liveJob(d, rec, 'continue').continueJob(who);
       d.pager.ack(rec.id);
       return { job: rec.id, by: `human:${who}`, was };
     },
@@ -143,7 +143,7 @@ export const COMMANDS = [
     handler: (d, a) => {
       const rec = d.board.require(a.job);
       keySequence(a.key);
-      liveJob(d, rec, 'press keys in').live.personKey(a.key, a.who || 'unknown');
+      liveJob(d, rec, 'press keys in').key(a.key, a.who || 'unknown');
       return { job: rec.id, key: a.key };
     },
   }),
@@ -193,7 +193,7 @@ export const COMMANDS = [
     handler: (d, a) => {
       const mode: 'now' | 'drain' = a.now === true ? 'now' : 'drain';
       setImmediate(() => void d.stop(mode));
-      return { stopping: mode, running: d.running().length };
+      return { stopping: mode, running: d.runningCount };
     },
   }),
   ...WEB_COMMANDS,

@@ -1,25 +1,27 @@
 /**
- * A board job running inside the daemon: a LiveJob whose transitions go to
- * the board, whose escalations page a person (one page per episode), and
- * whose budgets (wall clock, no progress, tokens) stop it when they trip.
+ * A board job running inside the daemon: a LiveJob whose events also feed
+ * the board and the job's pages (board-sink.ts, page-sink.ts), and whose
+ * budgets (wall clock, no progress, tokens) stop it when they trip. Its
+ * commands see it as a JobHandle (job-slot.ts).
  */
-import type { Transition } from '../core/task-state.js';
-import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
-import type { Page } from '../notify/page.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { PromptRule } from '../core/prompt-match.js';
-import { exitStatus, isSuccess, wireReason } from '../core/outcome.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { createJobDir } from '../supervisor/job-dir.js';
 import { detectAgent } from '../adapters/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
-import { LiveJob } from '../supervisor/live-job.js';
+import { LiveJob, type BlockedPrompt, type JobStatus, type ScreenView } from '../supervisor/live-job.js';
+import type { PtyExit } from '../pty/host.js';
+import type { AnswerInput } from '../supervisor/person-acts.js';
 import type { JobWarning } from '../supervisor/tree-agent.js';
-import { actionPage, cliCommand, type PageBase } from './job-pages.js';
+import { BoardSink } from './board-sink.js';
+import type { JobHandle } from './job-slot.js';
+import { PageSink } from './page-sink.js';
 
 export interface DaemonJobDeps {
   readonly board: Board;
@@ -39,30 +41,30 @@ export interface DaemonJobDeps {
   readonly onCoverage?: (rec: JobRecord, c: RulesCoverage) => void;
 }
 
-// Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
-const ACTIVITY_WRITE_MS = 2_000;
 const BUDGET_CHECK_MS = 1_000;
 
-export class DaemonJob {
+export class DaemonJob implements JobHandle {
   private budgetTimer: NodeJS.Timeout | undefined;
-  private lastActivityWrite = 0;
-  private episode = 0;
-  /** The page key of the block a person was paged for, while it lasts (what a page's Decline must still match). */
-  private pagedBlock: string | null = null;
-  private tripped = false;
-
   private liveJob: LiveJob | undefined;
   /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
   private readonly redact: Redactor;
+  private readonly row: BoardSink;
+  private readonly pages: PageSink;
 
   private constructor(
-    readonly record: JobRecord,
+    private readonly record: JobRecord,
     private readonly deps: DaemonJobDeps,
   ) {
     this.redact = redactorFor(record.env);
+    this.row = new BoardSink(record.id, deps);
+    this.pages = new PageSink(record, {
+      ...deps,
+      redact: this.redact,
+      view: () => this.liveJob && { rows: this.liveJob.screen.snapshot().rows, state: this.liveJob.state },
+    });
   }
 
-  /** The job's own callbacks exist before its PTY does: a job that ends at once still reaches the board. */
+  /** The job's sinks exist before its PTY does: a job that ends at once still reaches the board. */
   static async start(rec: JobRecord, deps: DaemonJobDeps): Promise<DaemonJob> {
     const job = new DaemonJob(rec, deps);
     const paths = createJobDir(deps.stateDir, rec.id);
@@ -77,7 +79,7 @@ export class DaemonJob {
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
         lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec),
-        onWarning: (w) => job.guarded('warning page', () => job.pageWarning(w)),
+        onWarning: (w) => job.guarded('warning page', () => job.pages.pageWarning(w)),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
@@ -87,9 +89,8 @@ export class DaemonJob {
         ...(deps.recordingCap ? { recordingCap: deps.recordingCap } : {}),
         onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
         ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
-        onTransition: (t) => job.onTransition(t),
-        onAction: (a) => job.onAction(a),
-        onOutput: () => job.guarded('last activity', () => job.onActivity()),
+        // The board first: a page's reader finds the row already moved.
+        sinks: [job.row, job.pages],
       },
     );
     if (rec.resume_from?.by) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
@@ -99,7 +100,7 @@ export class DaemonJob {
     return job;
   }
 
-  get live(): LiveJob {
+  private get live(): LiveJob {
     if (!this.liveJob) throw new Error(`job ${this.record.id} has not started`);
     return this.liveJob;
   }
@@ -108,9 +109,29 @@ export class DaemonJob {
     return this.record.id;
   }
 
-  /** The prompt rules in force for this job now (they follow reloads). */
-  promptRules(): readonly PromptRule[] {
-    return this.deps.bundle.current.rules.prompts;
+  get finished(): Promise<PtyExit> {
+    return this.live.finished;
+  }
+
+  /** The child's exit, once reported (the daemon's log line). */
+  get exit(): PtyExit | undefined {
+    return this.live.exit;
+  }
+
+  get screen(): ScreenView {
+    return this.live.screen;
+  }
+
+  status(): JobStatus {
+    return this.live.status();
+  }
+
+  get warnings(): JobWarning[] {
+    return this.live.warnings;
+  }
+
+  get rulesCoverage(): RulesCoverage | null {
+    return this.live.rulesCoverage;
   }
 
   /**
@@ -119,58 +140,63 @@ export class DaemonJob {
    * for (an automatic answer still being checked).
    */
   get blockedEpisode(): string | null {
-    return this.pagedBlock;
+    return this.pages.blockedEpisode;
   }
 
-  private onTransition(t: Transition): void {
-    if (t.from === 'blocked') this.pagedBlock = null;
-    try {
-      this.deps.board.transition(this.id, t.to, wireReason(t.reason), t.t);
-      if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: exitStatus(t.reason), signal: t.reason.signal ?? null } });
-    } catch (e) {
-      // The board refuses a move it cannot make (the job was settled elsewhere); the job's own records still have it.
-      this.deps.onLog('board refused a transition', { job: this.id, to: t.to, reason: t.reason.code, err: String(e) });
-    }
-    try {
-      // An unblocked or ended episode needs no more pages — except the budget page a trip just queued.
-      if (!this.tripped && ((t.from === 'blocked' && t.to === 'running') || t.to === 'done')) this.deps.pager.resolve(this.id);
-      if (t.to === 'done' && failedOnItsOwn(t.reason)) this.pageFailure(t);
-    } catch (e) {
-      // The board closed under a job the daemon gave up waiting for (shutdown --now): its own files still have it.
-      this.deps.onLog('could not update pages', { job: this.id, err: String(e) });
-    }
+  blockedPrompt(): BlockedPrompt | null {
+    return this.live.blockedPrompt();
   }
 
-  /** A job that ended on its own without success (exit ≠ 0, a signal) pages: a person expects to hear of it. */
-  private pageFailure(t: Transition): void {
-    const how = t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
-    this.deps.pager.page({
-      ...this.pageBase(),
-      key: `${this.id}:failed`,
-      kind: 'failed',
-      state: 'done',
-      reason: t.reason.code,
-      prompt: `${this.record.name} failed: ${how}`,
-      urgent: false,
-      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name),
-    }, this.redact);
+  blockedRule(): PromptRule | undefined {
+    const reason = this.live.reason;
+    const ruleId = reason.code === 'prompt' ? reason.rule : undefined;
+    // The prompt rules in force for this job now (they follow reloads).
+    return ruleId ? this.deps.bundle.current.rules.prompts.find((r) => r.id === ruleId) : undefined;
   }
 
-  private onAction(a: Action): void {
-    // A probe's stop (the step budget) is a budget trip the agent's transcript found: paged as the daemon's own are.
-    if (a.kind === 'stop') return this.pageStop(a.reason, a.text);
-    if (a.kind !== 'escalate') return;
-    this.episode++;
-    this.pagedBlock = `${this.id}:${this.episode}`;
-    this.deps.pager.page(this.pageFor(a), this.redact);
+  watchOutput(listener: (data: string) => void): () => void {
+    return this.live.watchOutput(listener);
   }
 
-  private pageStop(reason: string, text: string | null): void {
-    this.tripped = true;
-    this.pagedBlock = null;
-    this.deps.pager.resolve(this.id);
-    this.episode++;
-    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason, prompt: text, urgent: true, key: `${this.id}:${this.episode}` }, this.redact);
+  input(data: string, who: string): void {
+    this.live.input(data, who);
+  }
+
+  answer(input: AnswerInput, who: string): Promise<readonly string[]> {
+    return this.live.answer(input, who);
+  }
+
+  send(text: string, enter: boolean, who: string): Promise<void> {
+    return this.live.personSend(text, enter, who);
+  }
+
+  key(name: string, who: string): void {
+    this.live.personKey(name, who);
+  }
+
+  continueJob(who: string): void {
+    this.live.continueJob(who);
+  }
+
+  cancel(who: string): Promise<PtyExit> {
+    return this.live.personCancel(who);
+  }
+
+  /** The daemon's own stops (shutdown, a cancel that came while starting): `cause` is the done reason. */
+  stop(cause: string): Promise<PtyExit> {
+    return this.live.stop(cause);
+  }
+
+  kill(): void {
+    this.live.kill('SIGKILL');
+  }
+
+  suspendRecording(why: string): void {
+    this.live.suspendRecording(why);
+  }
+
+  pageDiskFull(file: string, e: Error): void {
+    this.pages.pageDiskFull(file, e);
   }
 
   /** A board write that fails (SQLITE_FULL on a full disk) must not become an uncaught exception in a PTY or timer callback. */
@@ -182,43 +208,16 @@ export class DaemonJob {
     }
   }
 
-  /** A page that the disk under the state directory is full: the job goes on, its recording stopped. */
-  pageDiskFull(file: string, e: Error): void {
-    this.deps.pager.page({
-      ...this.pageBase(),
-      key: `${this.id}:disk`,
-      kind: 'disk',
-      reason: 'disk',
-      prompt: `cannot write ${file} of ${this.record.name} (${e.message}); the job keeps running, recordings are paused`,
-      urgent: true,
-    }, this.redact);
-  }
-
-  /** Once per job: a warning blocks nothing, so it is no episode and not urgent. */
-  private pageWarning(w: JobWarning): void {
-    this.deps.pager.page({ ...this.pageBase(), key: `${this.id}:${w.code}`, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.redact);
-  }
-
-  private onActivity(): void {
-    const now = this.deps.now();
-    if (now - this.lastActivityWrite < ACTIVITY_WRITE_MS) return;
-    this.lastActivityWrite = now;
-    this.deps.board.update(this.id, { last_activity: new Date(now).toISOString() });
-  }
-
   /** The strictest budget wins: whichever trips first stops the job with its reason. */
   private checkBudgets(): void {
     const b = this.record.budgets;
     const now = this.deps.now();
     const started = Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
-    const status = this.live.watchdog.status();
+    const status = this.live.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
     const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
-    if (progress - this.lastActivityWrite >= ACTIVITY_WRITE_MS) {
-      this.lastActivityWrite = progress;
-      this.deps.board.update(this.id, { last_activity: new Date(progress).toISOString() });
-    }
+    this.row.progress(progress);
     if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
       return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
     }
@@ -231,27 +230,8 @@ export class DaemonJob {
   private trip(cause: string, detail: string): void {
     clearInterval(this.budgetTimer);
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
-    this.pageStop(cause, `${cause}: ${detail}`);
+    this.pages.pageStop(cause, `${cause}: ${detail}`);
     void this.live.stop(cause);
-  }
-
-  private pageBase(): PageBase {
-    const rows = this.liveJob?.screen.snapshot().rows.filter((r) => r.trim() !== '') ?? [];
-    return {
-      job: this.id,
-      name: this.record.name,
-      state: this.liveJob?.watchdog.state ?? 'running',
-      rule: null,
-      class: null,
-      screen: rows.slice(-8),
-      answer_command: cliCommand(this.deps.stateDir, 'show', this.record.name),
-      time: new Date(this.deps.now()).toISOString(),
-    };
-  }
-
-  private pageFor(a: Action): Page {
-    const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
-    return actionPage(a, this.pageBase(), `${this.id}:${this.episode}`, this.deps.stateDir, rule);
   }
 }
 
@@ -264,9 +244,4 @@ function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobReco
   if (!agent) return undefined;
   const steps = rec.budgets.steps;
   return { ...agent, profile: steps === null ? agent.profile : { ...agent.profile, maxSteps: steps }, resumeFrom: rec.resume_from };
-}
-
-/** Ended by itself (not stopped by nightshift or a person) and did not succeed. */
-function failedOnItsOwn(r: Transition['reason']): boolean {
-  return (r.code === 'exit' || r.code === 'signal') && !isSuccess(r);
 }

@@ -21,6 +21,7 @@ import { endedPage } from './ended-pages.js';
 import { isSuccess } from '../core/outcome.js';
 import { toReason } from '../board/reasons.js';
 import { DaemonJob } from './daemon-job.js';
+import type { JobHandle, JobSlot, StartingSlot } from './job-slot.js';
 import { jobRedactors } from './job-secrets.js';
 import { redactorFor } from '../notify/secrets.js';
 import { daemonLogger } from './log.js';
@@ -62,10 +63,8 @@ const FORCE_GRACE_MS = 1_000;
 const FINAL_PAGE_MS = 1_000;
 
 export class Daemon {
-  /** Running jobs by id; a job still starting holds its slot with `undefined`. */
-  readonly jobs = new Map<string, DaemonJob | undefined>();
-  /** Jobs cancelled while their PTY was still being set up. */
-  readonly cancelOnStart = new Set<string>();
+  /** Every job the daemon runs, by id, from its launch until it ended or failed to start. */
+  private readonly slots = new Map<string, JobSlot>();
   readonly paths: DaemonPaths;
   /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
   startup: StartupReport = { notifiers: '', warnings: [] };
@@ -197,8 +196,8 @@ export class Daemon {
     for (const j of this.board.blockedByFailedDependency()) this.dependencyFailed(j, now);
     if (this.stopping) return;
     for (const rec of this.board.runnable(now)) {
-      if (this.jobs.size >= this.opts.maxRunning) break;
-      if (this.jobs.has(rec.id)) continue;
+      if (this.slots.size >= this.opts.maxRunning) break;
+      if (this.slots.has(rec.id)) continue;
       void this.launch(rec);
     }
   }
@@ -215,7 +214,8 @@ export class Daemon {
    * whatever happens in between: `finally` gives it back.
    */
   private async launch(rec: JobRecord): Promise<void> {
-    this.jobs.set(rec.id, undefined);
+    const starting: StartingSlot = { state: 'starting', cancelled: false };
+    this.slots.set(rec.id, starting);
     try {
       const job = await DaemonJob.start(rec, {
         board: this.board,
@@ -234,26 +234,25 @@ export class Daemon {
         },
       });
       // Started while the disk is full: no recording, the room left belongs to the board.
-      if (this.disk.full) job.live.suspendRecording('disk full');
-      this.jobs.set(rec.id, job);
+      if (this.disk.full) job.suspendRecording('disk full');
+      this.slots.set(rec.id, { state: 'live', job });
       this.log.info({ job: rec.id, name: rec.name, command: rec.command }, 'job started');
       // Cancelled, or the daemon told to stop now, while it was still starting.
-      if (this.cancelOnStart.delete(rec.id)) void job.live.stop('cancelled');
-      else if (this.stopping === 'now') void job.live.stop('interrupted');
-      await job.live.finished;
-      this.log.info({ job: rec.id, name: rec.name, exit: job.live.pty.exit }, 'job ended');
+      if (starting.cancelled) void job.stop('cancelled');
+      else if (this.stopping === 'now') void job.stop('interrupted');
+      await job.finished;
+      this.log.info({ job: rec.id, name: rec.name, exit: job.exit }, 'job ended');
     } catch (e) {
       this.startFailed(rec, e);
     } finally {
-      this.jobs.delete(rec.id);
-      if (this.stopping && this.jobs.size === 0) void this.shutdown();
+      this.slots.delete(rec.id);
+      if (this.stopping && this.slots.size === 0) void this.shutdown();
       else this.schedule();
     }
   }
 
   private startFailed(rec: JobRecord, e: unknown): void {
     this.log.error({ job: rec.id, err: e }, 'job failed to start');
-    this.cancelOnStart.delete(rec.id);
     if (this.shuttingDown) return;
     try {
       const detail = describeError(e);
@@ -274,7 +273,7 @@ export class Daemon {
     if (isNoSpace(e) && this.disk.release()) {
       this.log.error({ stateDir: this.opts.stateDir }, 'disk full: ballast released, recordings suspended');
       this.opts.onProblem?.(`disk full under ${this.opts.stateDir}: recordings suspended, jobs keep running`);
-      for (const j of this.running()) j.live.suspendRecording('disk full');
+      for (const j of this.running()) j.suspendRecording('disk full');
     }
     try {
       job.pageDiskFull(file, e);
@@ -283,8 +282,27 @@ export class Daemon {
     }
   }
 
-  running(): DaemonJob[] {
-    return [...this.jobs.values()].filter((j): j is DaemonJob => j !== undefined);
+  /** The job's handle while it is live; undefined while it starts, and for a job this daemon does not run. */
+  live(id: string): JobHandle | undefined {
+    const slot = this.slots.get(id);
+    return slot?.state === 'live' ? slot.job : undefined;
+  }
+
+  /** A cancel for a job still starting: kept, and the job stopped as soon as it is live. False when it is not starting. */
+  cancelWhileStarting(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot?.state !== 'starting') return false;
+    slot.cancelled = true;
+    return true;
+  }
+
+  /** How many jobs are live (a starting one is not yet). */
+  get runningCount(): number {
+    return this.running().length;
+  }
+
+  private running(): DaemonJob[] {
+    return [...this.slots.values()].flatMap((s) => (s.state === 'live' ? [s.job] : []));
   }
 
   /** A drain is on: new submissions wait for the next daemon. */
@@ -299,23 +317,23 @@ export class Daemon {
    */
   async stop(mode: 'drain' | 'now'): Promise<void> {
     this.stopping = mode === 'now' || this.stopping === 'now' ? 'now' : 'drain';
-    this.log.info({ mode: this.stopping, running: this.running().length, starting: this.jobs.size - this.running().length }, 'daemon stopping');
+    this.log.info({ mode: this.stopping, running: this.runningCount, starting: this.slots.size - this.runningCount }, 'daemon stopping');
     if (this.stopping === 'now') {
-      for (const j of this.running()) void j.live.stop('interrupted');
+      for (const j of this.running()) void j.stop('interrupted');
       this.forceTimer ??= setTimeout(() => void this.force(), FORCE_AFTER_MS);
     }
     // Jobs still starting count too: their records must land before the board closes.
-    if (this.jobs.size === 0) await this.shutdown();
+    if (this.slots.size === 0) await this.shutdown();
     return this.stopped;
   }
 
   /** The graceful stop ran out of time: kill what is left, say so on the board, exit. */
   private async force(): Promise<void> {
     const left = this.running();
-    this.log.warn({ jobs: left.map((j) => j.id), starting: this.jobs.size - left.length }, 'jobs did not stop in time; killing them');
-    for (const j of left) j.live.pty.kill('SIGKILL');
-    await Promise.race([Promise.all(left.map((j) => j.live.finished)), new Promise((r) => setTimeout(r, FORCE_GRACE_MS))]);
-    for (const id of this.jobs.keys()) {
+    this.log.warn({ jobs: left.map((j) => j.id), starting: this.slots.size - left.length }, 'jobs did not stop in time; killing them');
+    for (const j of left) j.kill();
+    await Promise.race([Promise.all(left.map((j) => j.finished)), new Promise((r) => setTimeout(r, FORCE_GRACE_MS))]);
+    for (const id of this.slots.keys()) {
       const rec = this.board.get(id);
       // A job still starting is queued on the board: it stays queued and runs at the next start.
       if (rec && (rec.state === 'running' || rec.state === 'blocked')) {

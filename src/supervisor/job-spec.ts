@@ -1,14 +1,18 @@
-/** What a live job runs (JobSpec) and how it is wired (JobOptions). */
+/** What a live job runs (JobSpec), how it is wired (JobOptions) and what its readers see of it. */
 import type { ResumeFrom } from '../board/types.js';
 import type { AgentKind } from '../core/agent-events.js';
 import type { Clock } from '../core/clock.js';
 import type { OnUnanswered } from '../core/unanswered.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
+import type { PromptRule } from '../core/prompt-match.js';
+import type { Watchdog } from '../core/watchdog.js';
+import type { Screen } from '../screen/screen.js';
 import type { ProbeProfile } from '../probes/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobPaths } from './job-dir.js';
+import type { JobSink } from './job-sinks.js';
 import type { JobWarning } from './tree-agent.js';
 
 export interface JobSpec {
@@ -30,6 +34,8 @@ export interface JobOptions {
   readonly config: WatchdogConfig;
   readonly procSampleMs?: number;
   readonly clock?: Clock;
+  /** The owner's sinks (the daemon's board and pages): each event reaches them after the job's own records. */
+  readonly sinks?: readonly JobSink[];
   readonly onTransition?: (t: Transition) => void;
   readonly onAction?: (a: Action) => void;
   readonly onOutput?: (data: string) => void;
@@ -63,4 +69,16 @@ export interface JobOptions {
   readonly onDiskProblem?: (file: string, e: Error) => void;
   /** The job's own on_unanswered; absent: its policy file's, if that has one. */
   readonly onUnanswered?: OnUnanswered | null;
+}
+
+/** What a reader of a live job's screen may use: the headless screen stays the job's. */
+export type ScreenView = Pick<Screen, 'text' | 'snapshot' | 'serialize' | 'cols' | 'rows'>;
+
+/** What the watchdog currently believes (show's signals, the budgets' progress). */
+export type JobStatus = ReturnType<Watchdog['status']>;
+
+/** A blocked prompt as the watchdog last acted on it, and the rule that matched it (null: no rule by that id now). */
+export interface BlockedPrompt {
+  readonly action: Action;
+  readonly rule: PromptRule | null;
 }

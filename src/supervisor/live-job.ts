@@ -4,79 +4,72 @@
  * pure Watchdog the drills use, on the system clock.
  */
 import type { Clock } from '../core/clock.js';
-import { PROBE_BLOCK, type Transition } from '../core/task-state.js';
-import { toolMarker, type ToolEvent } from '../core/tool-events.js';
+import { PROBE_BLOCK } from '../core/task-state.js';
 import { Watchdog } from '../core/watchdog.js';
-import type { PromptRule } from '../core/prompt-match.js';
-import type { Action } from '../core/watchdog-types.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import { describeError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
-import type { AgentKind } from '../core/agent-events.js';
-import type { ProbeProfile } from '../probes/index.js';
-import type { ResumeFrom } from '../board/types.js';
 import type { RulesCoverage } from '../rules/coverage.js';
-import { JobAgent } from './job-agent.js';
-import { jobCoverage } from './job-coverage.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs, type AnswerInput } from './person-acts.js';
-import { castHeader } from './cast-header.js';
-import { EventFileSource } from '../events/event-file.js';
 import { PtyHost, type PtyExit } from '../pty/host.js';
-import { CastWriter } from '../record/cast-writer.js';
+import type { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
-import { EvidenceLog } from './evidence.js';
+import type { EvidenceLog } from './evidence.js';
 import { isSuccess, shellExitCode } from '../core/outcome.js';
-import { closeJobLogger, jobLogger, plain, type Logger } from './logger.js';
-import { ProcSampler } from './proc-sampler.js';
+import type { Logger } from './logger.js';
+import type { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
-import { JobSummary } from './summary.js';
+import { openRecords } from './job-records.js';
 import { SystemClock } from './system-clock.js';
-import type { JobOptions, JobSpec } from './job-spec.js';
+import type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
 import { stopLadder } from './stop-ladder.js';
-import { agentStateMarker, type AgentState } from '../core/agent-state.js';
-import { AgentSignals, prepareLaunch, type AgentLaunch } from '../signals/wire.js';
-import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
-import { TreeAgent, type JobWarning } from './tree-agent.js';
+import { prepareLaunch, type AgentLaunch } from '../signals/wire.js';
+import type { JobWarning } from './tree-agent.js';
+import * as sink from './job-sinks.js';
+import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
+import { AgentSide, type AgentActs } from './agent-side.js';
 
-export type { JobOptions, JobSpec } from './job-spec.js';
+export type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
 
 export class LiveJob {
-  readonly pty: PtyHost;
-  readonly watchdog: Watchdog;
-  readonly screen: Screen;
   readonly log: Logger;
+  private readonly pty: PtyHost;
+  private readonly watchdog: Watchdog;
+  private readonly screenState: Screen;
   private readonly clock: Clock;
   private readonly cast: CastWriter;
   private readonly typed: RecordedInput;
   private readonly feed: ScreenFeed;
   private readonly timer: DeadlineTimer;
-  private readonly sampler: ProcSampler;
+  private readonly procs: ProcSampler;
+  private readonly promptSampler: PromptSampler;
   private readonly evidence: EvidenceLog;
-  private readonly summary: JobSummary;
-  private readonly outputListeners = new Set<(data: string) => void>();
+  private readonly watchers = new sink.OutputWatchers();
+  private readonly prompt = new sink.BlockedPromptSink();
+  /** Every event of the job goes through here to its records and its owner (job-sinks.ts). */
+  private readonly sinks: sink.JobSinks;
+  private readonly agents: AgentSide;
   private readonly responder: Responder;
   /** Everything the job holds (child, recording, sampler, watchers, timers), released by one dispose(). */
   private readonly store: DisposableStore;
+  private readonly sources: SourceHost;
   private exitInfo: PtyExit | undefined;
   private startupDone!: (ok: boolean) => void;
   private readonly startup = new Promise<boolean>((r) => (this.startupDone = r));
   private stopCause: string | undefined;
-  private sampledCandidate: string | undefined;
-  private agent: JobAgent | undefined;
-  private treeAgent: TreeAgent | undefined;
-  private coverage: RulesCoverage | undefined;
   private readonly person: PersonActs;
   private readonly unanswered: UnansweredDecline;
   private readonly startedAt: number;
+  private readonly diskProblems = new Set<string>();
   readonly finished: Promise<PtyExit>;
 
   /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
   private constructor(
-    readonly spec: JobSpec,
+    private readonly spec: JobSpec,
     private readonly opts: JobOptions,
     store: DisposableStore,
     private readonly launch: AgentLaunch,
@@ -94,33 +87,29 @@ export class LiveJob {
     });
     const start = this.clock.now();
     this.startedAt = start;
-    this.log = jobLogger(p.log, p.id, opts.redact, (e) => this.diskProblem('log.jsonl', e));
-    store.add(() => closeJobLogger(this.log));
-    this.cast = CastWriter.open(p.recording, castHeader(spec, start), start, {
-      ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
-      onProblem: (e) => this.diskProblem('recording.cast', e),
-    });
-    store.add(() => this.cast.close());
+    const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e));
+    this.log = log;
+    this.cast = cast;
+    this.evidence = evidence;
     this.typed = new RecordedInput(pty, this.cast, this.clock);
-    this.screen = new Screen(spec.cols, spec.rows);
-    store.add(() => this.screen.dispose());
+    this.screenState = new Screen(spec.cols, spec.rows);
+    store.add(() => this.screenState.dispose());
     const bundle = opts.bundle.current;
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
-    this.feed = new ScreenFeed(this.screen, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
+    this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
     store.add(() => this.feed.dispose());
-    this.evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => this.diskProblem('evidence.jsonl', e));
-    this.summary = new JobSummary(p, spec, start, opts.redact, (e) => this.diskProblem('summary.json', e));
+    this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = new PersonActs({
       id: p.id,
       watchdog: this.watchdog,
       typed: this.typed,
       evidence: this.evidence,
       log: this.log,
-      agent: () => this.agent,
+      agent: () => this.agents.agent,
       rules: () => this.opts.bundle.current.rules.prompts,
       now: () => this.clock.now(),
-      marker: (label) => this.cast.marker(this.clock.now(), label),
+      marker: (label) => this.marker(label),
       observe: (signal) => this.observe(signal),
     });
     this.unanswered = new UnansweredDecline(this.clock, {
@@ -130,22 +119,30 @@ export class LiveJob {
       rules: () => this.opts.bundle.current.rules.prompts,
       decline: (by) => this.person.answer({ choice: 'decline' }, by),
     });
+    this.sinks = new sink.JobSinks([
+      this.prompt,
+      sink.recordingSink(this.cast),
+      sink.logSink(this.log),
+      // Evidence before the keys sink: the record exists before a key is sent.
+      sink.evidenceSink(this.evidence),
+      sink.answerKeysSink(this.evidence, this.typed, this.log),
+      sink.summarySink(summary),
+      sink.unansweredSink(this.unanswered.watch),
+      ...(opts.sinks ?? []),
+      sink.callbackSink(opts),
+      this.watchers,
+      // Last: what the output means (the watchdog, the screen) comes after it is recorded and seen.
+      { event: (e) => e.kind === 'output' && this.supervise(e.data) },
+    ]);
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
     this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
     store.add(() => this.timer.stop());
-    this.sampler = new ProcSampler(this.pty.pid, this.clock, {
-      busy: (busy) => this.onProc(busy),
-      foreground: (program) => this.onForeground(program),
-      tree: (tree) => this.treeAgent?.tree(tree),
-      ttyRead: (reading) => {
-        this.cast.marker(this.clock.now(), reading ? 'tty:read' : 'tty:idle');
-        this.observe({ kind: 'tty-read', reading });
-      },
-    });
-    store.add(() => this.sampler.stop());
+    this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
+    this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
+    this.promptSampler = new PromptSampler(this.procs, () => pty.running);
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
-    this.watchdog.listen({ transition: (t) => this.onTransition(t), action: (a) => this.onAction(a) });
+    this.watchdog.listen({ transition: (transition) => this.emit({ kind: 'transition', transition }), action: (action) => this.emit({ kind: 'action', action }) });
     this.finished = this.pty.exited.then(async (e) => {
       // Teardown waits for the start to finish: an exit during start must not close what start is still opening.
       if (await this.startup) await this.onExit(e);
@@ -180,74 +177,62 @@ export class LiveJob {
     this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     this.watchdog.start();
-    this.watchTree();
-    this.pty.onData((data) => this.onData(data));
-    if (opts.answerQueries !== false) this.screen.onReply((reply) => this.pty.write(reply));
-    this.sampler.start(opts.procSampleMs ?? 1_000);
+    this.agents.watchTree();
+    this.pty.onData((data) => this.emit({ kind: 'output', t: this.clock.now(), data }));
+    if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
+    this.procs.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
-    if (!opts.agent) await this.attachEvents();
-    if (opts.agent) this.attachAgent(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
-    if (opts.agentKind && opts.agentKind !== 'generic') await this.attachSignals(opts.agentKind);
+    if (!opts.agent) await attachEventFile(opts.paths.events, this.sources);
+    if (opts.agent) this.agents.attach(opts.agent.kind, opts.agent.profile, opts.agent.resumeFrom ?? null);
+    if (opts.agentKind && opts.agentKind !== 'generic') await attachAgentSignals(opts.agentKind, this.launch, spec, opts.paths, this.pty.pid, this.sources);
     this.timer.arm();
     // Not awaited: the version is a hint and must neither delay nor fail the start.
-    if (opts.agentKind) void this.checkCoverage(opts.agentKind);
-  }
-
-  /** Wrapped agents: found in the process tree, followed under their own HOME, a warning when no transcript comes (tree-agent.ts). */
-  private watchTree(): void {
-    const tree = new TreeAgent({
-      clock: this.clock,
-      kind: this.opts.agent?.kind ?? this.opts.agentKind,
-      watch: () => this.agent?.watch,
-      becomeAgent: async (kind, vars) => {
-        const late = await this.opts.lateAgent?.(kind);
-        if (late && !this.store.isDisposed) this.attachAgent(kind, late.profile, late.resumeFrom ?? null, vars);
-        return this.agent !== undefined;
-      },
-      log: (level, msg, fields) => this.log[level](fields ?? {}, msg),
-      warn: (w) => this.opts.onWarning?.(w),
-    });
-    this.store.add(() => tree.dispose());
-    this.treeAgent = tree;
+    if (opts.agentKind) void this.agents.checkCoverage(opts.agentKind);
   }
 
   /** What the job's watchers want a person to know though nothing is blocked (no transcript). */
   get warnings(): JobWarning[] {
-    return this.treeAgent?.warnings ?? [];
+    return this.agents.warnings;
   }
 
   /** The agent's version against the rules' `checked:` versions; null until read (or for a plain program). */
   get rulesCoverage(): RulesCoverage | null {
-    return this.coverage ?? null;
-  }
-
-  private async checkCoverage(kind: AgentKind): Promise<void> {
-    const c = await jobCoverage(kind, this.spec, this.opts.bundle.current.rules.prompts);
-    // A job gone by the time its agent answered has no log left to write to.
-    if (!c || this.store.isDisposed) return;
-    this.coverage = c;
-    if (c.covered === false) this.log.warn({ rules_coverage: c }, c.note);
-    else this.log.info({ rules_coverage: c }, c.note);
-    this.opts.onCoverage?.(c);
+    return this.agents.rulesCoverage;
   }
 
   get id(): string {
     return this.opts.paths.id;
   }
 
-  /** Finished its task: exit 0, or a turn that ended with nothing held against it. */
-  get succeeded(): boolean {
-    return isSuccess(this.watchdog.reason);
+  get screen(): ScreenView {
+    return this.screenState;
+  }
+
+  get state(): Watchdog['state'] {
+    return this.watchdog.state;
+  }
+
+  get reason(): Watchdog['reason'] {
+    return this.watchdog.reason;
+  }
+
+  status(): JobStatus {
+    return this.watchdog.status();
+  }
+
+  /** The child's exit, once it has been reported. */
+  get exit(): PtyExit | undefined {
+    return this.pty.exit;
   }
 
   /** Steps, tokens, final answer and verification, when the job runs an agent. */
   agentSummary() {
-    return this.agent?.summary();
+    return this.agents.agent?.summary();
   }
 
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
-    this.cast.resize(this.clock.now(), cols, rows);
+    this.emit({ kind: 'resize', t: this.clock.now(), cols, rows });
     this.feed.resize(cols, rows);
   }
 
@@ -261,20 +246,22 @@ export class LiveJob {
     if (this.pty.running) {
       this.stopCause ??= cause;
       // A paused program (on_escalate: pause) must run again to hear the interrupt and the SIGTERM.
-      this.agent?.continued();
+      this.agents.agent?.continued();
       this.log.warn({ cause }, 'stopping job');
       stopLadder(this.pty, graceMs);
     }
     return this.finished;
   }
 
+  /** No ladder: the daemon's last resort when a graceful stop ran out of time. */
+  kill(signal: NodeJS.Signals): void {
+    this.pty.kill(signal);
+  }
+
   /** Stops the recording (a marker says why): the disk is full and what is left of it belongs to the board. */
   suspendRecording(why: string): void {
     this.cast.suspend(this.clock.now(), why);
   }
-
-  private readonly diskProblems = new Set<string>();
-  private promptAction: Action | undefined;
 
   private diskProblem(file: string, e: Error): void {
     if (this.diskProblems.has(file)) return;
@@ -284,8 +271,7 @@ export class LiveJob {
 
   /** Everything the job prints from now on (attach); returns the unsubscribe. */
   watchOutput(listener: (data: string) => void): () => void {
-    this.outputListeners.add(listener);
-    return () => this.outputListeners.delete(listener);
+    return this.watchers.add(listener);
   }
 
   /** A person's acts (person-acts.ts): answer, continue, send, key. */
@@ -311,16 +297,6 @@ export class LiveJob {
     this.person.note('resume', who, { from });
   }
 
-  /** Text typed on the job's behalf (Enter after it), recorded as input. */
-  sendText(text: string, enter = true): Promise<void> {
-    return this.typed.text(text, enter);
-  }
-
-  /** A named key (enter, escape, ctrl-c …), recorded as input. */
-  sendKey(name: string): void {
-    this.typed.key(name);
-  }
-
   /**
    * Keystrokes from the person at the terminal (`attach`, `run`'s own
    * terminal); recorded as input. A line they enter while a probe holds the
@@ -333,59 +309,23 @@ export class LiveJob {
     if (data.includes('\r')) this.person.typedLine(who);
   }
 
-  private attachAgent(kind: AgentKind, profile: ProbeProfile, resumeFrom: ResumeFrom | null, vars?: AgentHomeVars): void {
-    const job = this;
-    this.agent = new JobAgent(
-      {
-        id: this.id,
-        dir: this.opts.paths.dir,
-        name: this.spec.name ?? null,
-        argv: [this.spec.command, ...this.spec.args],
-        cwd: this.spec.cwd,
-        startedAt: this.startedAt,
-        now: () => this.clock.now(),
-        marker: (label) => this.cast.marker(this.clock.now(), label),
-        toolEvent: (e) => this.onTool(e),
-        action: (a) => this.onAction(a),
-        block: (probe, text) => {
-          this.observe({ kind: 'probe', probe, text });
-          return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
-        },
-        sendKey: (name) => this.sendKey(name),
-        verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
-        sendText: (text) => this.sendText(text),
-        stop: (cause) => void this.stop(cause),
-        state: () => job.watchdog.state,
-        screen: () => this.screen.snapshot().rows,
-        log: (msg, fields) => this.log.info(fields ?? {}, msg),
+  /** What the job's agent may do to it (job-agent.ts). */
+  private agentActs(): AgentActs {
+    return {
+      marker: (label) => this.marker(label),
+      toolEvent: (e) => toolEvent(this.sources, e),
+      action: (action) => this.emit({ kind: 'action', action }),
+      block: (probe, text) => {
+        this.observe({ kind: 'probe', probe, text });
+        return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
       },
-      kind,
-      profile,
-      // The generic adapter's transcript is the event file, named in the child's environment only.
-      { ...(vars ? withAgentVars(this.spec.env, vars) : this.spec.env), NIGHTSHIFT_EVENTS: this.opts.paths.events },
-      this.pty.pid,
-      resumeFrom,
-    );
-    const agent = this.agent;
-    this.store.add(() => agent.watch.close());
-    this.store.add(() => agent.dispose());
-  }
-
-  private async attachSignals(kind: AgentKind): Promise<void> {
-    const host = {
-      state: (s: AgentState) => this.onAgentState(s),
-      problem: (m: string) => this.log.warn({ problem: m }, 'agent signal'),
-      isClosed: () => this.store.isDisposed,
+      sendKey: (name) => this.typed.key(name),
+      verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
+      sendText: (text) => this.typed.text(text),
+      stop: (cause) => void this.stop(cause),
+      state: () => this.watchdog.state,
+      screen: () => this.screenState.snapshot().rows,
     };
-    const signals = await AgentSignals.start(kind, this.launch, this.spec, this.opts.paths, this.pty.pid, host);
-    this.store.add(() => signals.close());
-  }
-
-  /** What the agent says of itself: recorded (drills replay it), then to the watchdog, which may only escalate sooner on it. */
-  private onAgentState(s: AgentState): void {
-    this.cast.marker(this.clock.now(), agentStateMarker(s));
-    this.log.info({ agent_state: s }, `agent ${s.state} (${s.source}:${s.detail})`);
-    this.observe({ kind: 'agent', signal: s });
   }
 
   private applyBundle(b: RuleBundle): void {
@@ -394,11 +334,12 @@ export class LiveJob {
     this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
   }
 
-  private async attachEvents(): Promise<void> {
-    const source = await EventFileSource.open(this.opts.paths.events);
-    this.store.add(() => source.close());
-    source.onProblem((m) => this.log.warn({ problem: m }, 'bad tool event'));
-    source.onEvent((e) => this.onTool(e));
+  private emit(e: sink.JobEvent): void {
+    this.sinks.emit(e);
+  }
+
+  private marker(label: string): void {
+    this.emit({ kind: 'marker', t: this.clock.now(), label });
   }
 
   private observe(signal: Parameters<Watchdog['observe']>[0]): void {
@@ -407,88 +348,29 @@ export class LiveJob {
     if (this.stopCause !== undefined) return;
     this.watchdog.observe(signal);
     if (signal.kind === 'person') this.unanswered.watch.person();
-    if (signal.kind === 'screen') this.sampleForNewPrompt();
+    if (signal.kind === 'screen') this.promptSampler.candidate(this.watchdog.status().promptCandidate);
     this.timer.arm();
   }
 
-  private onData(data: string): void {
-    this.cast.output(this.clock.now(), data);
-    this.opts.onOutput?.(data);
-    for (const l of this.outputListeners) l(data);
+  /** Output, once recorded and seen: activity to the watchdog, a sign of life to the tree finder, bytes to the screen. */
+  private supervise(data: string): void {
     this.observe({ kind: 'output' });
-    this.treeAgent?.output();
+    this.agents.output();
     this.feed.push(data);
   }
 
-  private onTool(e: ToolEvent): void {
-    this.cast.marker(this.clock.now(), toolMarker(e));
-    this.log.info({ tool: e }, 'tool event');
-    this.observe({ kind: 'tool', event: e });
-  }
-
-  /**
-   * A new prompt candidate gets a fresh /proc sample before it settles, so
-   * the responder's foreground check never rests on a sample older than the
-   * prompt (a 1 s timer can lag under load).
-   */
-  private sampleForNewPrompt(): void {
-    const c = this.watchdog.status().promptCandidate;
-    const key = c ? `${c.rule}@${c.since}` : undefined;
-    if (key !== undefined && key !== this.sampledCandidate) {
-      this.sampler.sampleNow();
-      // The program may print its prompt a moment before it calls read(2), and a loaded machine
-      // may be slow to get there: look again within the early settle time (EARLY_SETTLE_MS).
-      for (const ms of [80, 160, 240]) setTimeout(() => this.pty.running && this.sampler.sampleNow(), ms).unref();
-    }
-    this.sampledCandidate = key;
-  }
-
-  private onForeground(program: string | null): void {
-    if (program) this.cast.marker(this.clock.now(), `fg:${program}`);
-    this.observe({ kind: 'foreground', program });
-  }
-
-  private onProc(busy: boolean): void {
-    this.cast.marker(this.clock.now(), busy ? 'proc:busy' : 'proc:idle');
-    this.observe({ kind: 'proc', busy });
-  }
-
   /** The prompt the job is blocked on now, as the watchdog last acted on it, with its rule; null when not blocked on one. */
-  blockedPrompt(): { action: Action; rule: PromptRule | null } | null {
-    const a = this.promptAction;
+  blockedPrompt(): BlockedPrompt | null {
+    const a = this.prompt.current;
     if (!a || this.watchdog.state !== 'blocked') return null;
     return { action: a, rule: this.opts.bundle.current.rules.prompts.find((r) => r.id === a.rule) ?? null };
-  }
-
-  private onTransition(t: Transition): void {
-    if (t.to !== 'blocked') this.promptAction = undefined;
-    this.log.info({ from: t.from, to: t.to, reason: t.reason }, `state ${t.to} (${t.reason.code})`);
-    this.evidence.transition(t, iso);
-    this.summary.transition(t);
-    this.unanswered.watch.transition(t);
-    this.opts.onTransition?.(t);
-  }
-
-  private onAction(a: Action): void {
-    if (a.prompt !== null) this.promptAction = a;
-    this.log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
-    // Evidence first, synchronously: the record exists before a key is sent.
-    this.evidence.action(a, iso);
-    // No record, no keys (a full disk): the prompt stays, the watchdog sees the answer did not take and escalates.
-    if (a.kind === 'answer' && a.keys?.length && !this.evidence.ok) {
-      this.log.error({ rule: a.rule }, 'evidence could not be written; the answer is not sent');
-    } else if (a.kind === 'answer' && a.keys?.length) {
-      this.typed.answer(a.rule, a.keys);
-    }
-    this.unanswered.watch.action(a);
-    this.opts.onAction?.(a);
   }
 
   /** Releases everything the job holds; the final records are written on the way (writeFinalRecords). */
   private async onExit(e: PtyExit): Promise<void> {
     await this.feed.settled();
     this.exitInfo = e;
-    this.outputListeners.clear();
+    this.watchers.clear();
     await this.store.dispose().catch((err: unknown) => this.opts.onProblem?.(`job ${this.id} teardown: ${describeError(err)}`));
   }
 
@@ -497,7 +379,7 @@ export class LiveJob {
     const e = this.exitInfo;
     if (!e) return;
     const now = this.clock.now();
-    this.cast.exit(now, shellExitCode(e));
+    this.emit({ kind: 'exit', t: now, code: shellExitCode(e) });
     this.watchdog.observe({
       kind: 'exit',
       exitCode: e.signal ? null : e.exitCode,
@@ -505,9 +387,11 @@ export class LiveJob {
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
     });
     const reason = this.watchdog.reason;
-    // The summary lands in the same tick as the board's done: a reader that sees done finds summary.json finished.
-    this.summary.finish(reason, now, this.screen.text(), this.agent?.summary());
-    if (this.agent && !this.succeeded) await this.agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.
+    const agent = this.agents.agent;
+    this.emit({ kind: 'finish', t: now, reason, screen: this.screenState.text(), agent: agent?.summary() });
+    // Finished its task (exit 0, or a turn that ended with nothing held against it): no card.
+    if (agent && !isSuccess(reason)) await agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
 }

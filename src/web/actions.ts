@@ -45,12 +45,10 @@ export async function runCodeAction(d: Daemon, redeemed: RedeemedCode, ip?: stri
 export function declineRefusal(d: Daemon, p: ActionPurpose): string | null {
   const rec = d.board.get(p.job);
   if (!rec) return `job ${p.job} is not on the board any more`;
-  const job = d.jobs.get(rec.id);
+  const job = d.live(rec.id);
   if (rec.state !== 'blocked' || !job) return `job ${rec.name} is ${rec.state} now; the question this page was about is gone, nothing was sent`;
   if (job.blockedEpisode !== p.episode) return `job ${rec.name} has moved on since this page (${p.episode}); nothing was sent`;
-  const wd = job.live.watchdog;
-  const ruleId = wd.reason.code === 'prompt' ? wd.reason.rule : undefined;
-  const rule = ruleId ? job.promptRules().find((r) => r.id === ruleId) : undefined;
+  const rule = job.blockedRule();
   if (!rule || rule.decline.length === 0) return `job ${rec.name} is blocked on a question with no safe decline; answer it on the job's page`;
   return null;
 }

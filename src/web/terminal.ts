@@ -49,14 +49,13 @@ async function stream(d: Daemon, ws: WebSocket, name: string): Promise<void> {
     send({ type: 'end', reason: (e as Error).message });
     return ws.close(1008, 'no such job');
   }
-  const job = d.jobs.get(rec.id);
-  if (!job) {
+  const live = d.live(rec.id);
+  if (!live) {
     const last = rec.state === 'done' ? d.board.get(rec.id) : rec;
     send({ type: 'snapshot', cols: 80, rows: 24, data: '' });
     send({ type: 'end', reason: `${rec.name} is ${last?.state}: ${last ? reasonText(last.reason) : ''}` });
     return ws.close(1000);
   }
-  const live = job.live;
   // The job's own secrets, as in its evidence; a value split across two chunks of output is not caught (README: limits).
   const redact = redactorFor(rec.env);
   // Subscribed before the snapshot is taken: serialize() covers exactly what came before.

@@ -5,7 +5,7 @@ import type { JobRecord } from '../../board/types.js';
 import { loadPolicy } from '../../rules/policy-file.js';
 import { InputError } from '../../util/errors.js';
 import type { Daemon } from '../daemon.js';
-import type { DaemonJob } from '../daemon-job.js';
+import type { JobHandle } from '../job-slot.js';
 import { reasonText } from '../reason-text.js';
 import { promptView } from './prompt-view.js';
 import { choiceLabel } from '../../web/choice-labels.js';
@@ -14,8 +14,8 @@ import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
 
 /** The job's PTY inside the daemon, or an error that says why there is none (`what`: "attach to", "send to"). */
-export function liveJob(d: Daemon, rec: JobRecord, what: string): DaemonJob {
-  const job = d.jobs.get(rec.id);
+export function liveJob(d: Daemon, rec: JobRecord, what: string): JobHandle {
+  const job = d.live(rec.id);
   if (job) return job;
   if (rec.state === 'queued') throw new InputError(`job ${rec.name} is queued (${reasonText(rec.reason)}); it has not started, nothing to ${what} yet`);
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is done (${reasonText(rec.reason)}); nothing to ${what}`);
@@ -44,7 +44,7 @@ export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<
 /** A board row: the record, and a live job's warnings (no transcript) when it has some. */
 export function boardRow(d: Daemon, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
-  const warnings = d.jobs.get(rec.id)?.live.warnings ?? [];
+  const warnings = d.live(rec.id)?.warnings ?? [];
   return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
 }
 
@@ -53,8 +53,8 @@ const iso = (t: number | null): string | null => (t === null ? null : new Date(t
 /** The live parts are read at once, in one tick; the job's files after, without holding the event loop. */
 export async function show(d: Daemon, idOrName: string) {
   const rec = d.board.require(idOrName);
-  const job = d.jobs.get(rec.id);
-  const status = job?.live.watchdog.status();
+  const job = d.live(rec.id);
+  const status = job?.status();
   const candidate = status?.promptCandidate;
   const now = {
     job: rec,
@@ -70,10 +70,10 @@ export async function show(d: Daemon, idOrName: string) {
         }
       : null,
     // Live jobs only: an ended job's log keeps the note (rules_coverage).
-    rules_coverage: job?.live.rulesCoverage ?? null,
-    warnings: job?.live.warnings ?? [],
-    screen: job ? job.live.screen.text() : null,
-    prompt: job && rec.state === 'blocked' ? promptView(job.live, job.blockedEpisode, job.live.screen.snapshot().rows, choiceLabel) : null,
+    rules_coverage: job?.rulesCoverage ?? null,
+    warnings: job?.warnings ?? [],
+    screen: job ? job.screen.text() : null,
+    prompt: job && rec.state === 'blocked' ? promptView(job, job.blockedEpisode, job.screen.snapshot().rows, choiceLabel) : null,
     // Filled in below; here so the keys keep their order in `show --json`.
     evidence: [] as Record<string, unknown>[],
     pages: d.pager.history(rec.id),
@@ -129,13 +129,10 @@ export async function evidence(d: Daemon, idOrName: string, limit: number): Prom
 export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
   const rec = d.board.require(idOrName);
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
-  const job = d.jobs.get(rec.id);
-  if (!job && d.jobs.has(rec.id)) {
-    d.cancelOnStart.add(rec.id);
-  } else if (!job) {
+  const job = d.live(rec.id);
+  if (job) void job.cancel(who);
+  else if (!d.cancelWhileStarting(rec.id)) {
     d.board.transition(rec.id, 'done', { code: 'cancelled', detail: `cancelled by human:${who} before it started` }, Date.now());
-  } else {
-    job.live.personCancel(who);
   }
   return { job: rec.id, cancelled: true, by: `human:${who}` };
 }

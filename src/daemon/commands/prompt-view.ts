@@ -4,7 +4,7 @@
  * rule's answer and decline keys as choices labelled with what they choose
  * on this screen ("1. Yes", "Esc: No").
  */
-import type { LiveJob } from '../../supervisor/live-job.js';
+import type { BlockedPrompt } from '../../supervisor/live-job.js';
 
 export interface PromptChoice {
   choice: 'answer' | 'decline';
@@ -28,7 +28,7 @@ export interface PromptView {
 
 export type LabelOf = (keys: readonly string[], screen: readonly string[]) => string;
 
-export function promptView(live: LiveJob, episode: string | null, screen: readonly string[], labelOf: LabelOf): PromptView | null {
+export function promptView(live: { blockedPrompt(): BlockedPrompt | null }, episode: string | null, screen: readonly string[], labelOf: LabelOf): PromptView | null {
   const blocked = live.blockedPrompt();
   if (!blocked) return null;
   const { action: a, rule } = blocked;

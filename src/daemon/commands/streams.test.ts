@@ -14,8 +14,8 @@ afterEach(() => {
 /** Just enough of a daemon for `logs`: one job on the board, live when `finished` is given. */
 function fakeDaemon(log: string, finished?: Promise<unknown>): Daemon {
   const rec = { id: 'j1', name: 'one', paths: { log }, reason: { code: 'exit' } };
-  const jobs = new Map(finished ? [['j1', { live: { finished } }]] : []);
-  return { board: { require: () => rec }, jobs } as unknown as Daemon;
+  const live = (id: string) => (finished && id === 'j1' ? { finished } : undefined);
+  return { board: { require: () => rec }, live } as unknown as Daemon;
 }
 
 function recorder(): CallContext & { chunks: string[]; close(): void } {

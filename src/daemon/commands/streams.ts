@@ -11,12 +11,12 @@ import { liveJob } from './jobs.js';
 export async function attach(d: Daemon, idOrName: string, ctx: CallContext, who = 'unknown') {
   const rec = d.board.require(idOrName);
   const job = liveJob(d, rec, 'attach to');
-  ctx.stream(`\x1b[2J\x1b[H${job.live.screen.text().split('\n').join('\r\n')}`);
-  const stop = job.live.watchOutput((data) => ctx.stream(data));
-  ctx.onInput((data) => job.live.input(data, who));
+  ctx.stream(`\x1b[2J\x1b[H${job.screen.text().split('\n').join('\r\n')}`);
+  const stop = job.watchOutput((data) => ctx.stream(data));
+  ctx.onInput((data) => job.input(data, who));
   await new Promise<void>((resolve) => {
     ctx.onClose(resolve);
-    void job.live.finished.then(() => resolve());
+    void job.finished.then(() => resolve());
   });
   stop();
   return { job: rec.id, state: d.board.require(rec.id).state };
@@ -31,9 +31,9 @@ export async function attach(d: Daemon, idOrName: string, ctx: CallContext, who 
 export async function logs(d: Daemon, idOrName: string, follow: boolean, ctx: CallContext) {
   const rec = d.board.require(idOrName);
   if (!rec.paths) throw new InputError(`job ${rec.name} has not started; no logs yet`);
-  const job = follow ? d.jobs.get(rec.id) : undefined;
+  const job = follow ? d.live(rec.id) : undefined;
   if (job) {
-    await followFile(rec.paths.log, job.live.finished, ctx);
+    await followFile(rec.paths.log, job.finished, ctx);
     return { job: rec.id };
   }
   await streamFile(rec.paths.log, ctx);

@@ -1,0 +1,139 @@
+/**
+ * A board job's pages, as a sink of its events: one page per blocked
+ * episode (an escalation), a budget page when a stop trips, a failure page
+ * when it ends badly on its own; the episode's pages resolved when it ends.
+ */
+import type { Transition } from '../core/task-state.js';
+import type { Action } from '../core/watchdog-types.js';
+import { isSuccess } from '../core/outcome.js';
+import type { JobRecord } from '../board/types.js';
+import type { Pager } from '../notify/pager.js';
+import type { Page } from '../notify/page.js';
+import type { Redactor } from '../notify/secrets.js';
+import type { BundleSource } from '../rules/live-bundle.js';
+import type { JobEvent, JobSink } from '../supervisor/job-sinks.js';
+import type { JobWarning } from '../supervisor/tree-agent.js';
+import { actionPage, cliCommand, type PageBase } from './job-pages.js';
+
+export interface PageSinkDeps {
+  readonly pager: Pager;
+  readonly stateDir: string;
+  readonly bundle: BundleSource;
+  readonly now: () => number;
+  readonly onLog: (msg: string, fields?: object) => void;
+  readonly redact: Redactor;
+  /** The live job's screen rows and state; undefined while it starts (a page then shows no screen). */
+  readonly view: () => { readonly rows: readonly string[]; readonly state: string } | undefined;
+}
+
+export class PageSink implements JobSink {
+  private episode = 0;
+  /** The page key of the block a person was paged for, while it lasts (what a page's Decline must still match). */
+  private pagedBlock: string | null = null;
+  private tripped = false;
+
+  constructor(
+    private readonly record: JobRecord,
+    private readonly deps: PageSinkDeps,
+  ) {}
+
+  get blockedEpisode(): string | null {
+    return this.pagedBlock;
+  }
+
+  event(e: JobEvent): void {
+    if (e.kind === 'transition') this.transition(e.transition);
+    else if (e.kind === 'action') this.action(e.action);
+  }
+
+  private get id(): string {
+    return this.record.id;
+  }
+
+  private transition(t: Transition): void {
+    if (t.from === 'blocked') this.pagedBlock = null;
+    try {
+      // An unblocked or ended episode needs no more pages — except the budget page a trip just queued.
+      if (!this.tripped && ((t.from === 'blocked' && t.to === 'running') || t.to === 'done')) this.deps.pager.resolve(this.id);
+      if (t.to === 'done' && failedOnItsOwn(t.reason)) this.pageFailure(t);
+    } catch (e) {
+      // The board closed under a job the daemon gave up waiting for (shutdown --now): its own files still have it.
+      this.deps.onLog('could not update pages', { job: this.id, err: String(e) });
+    }
+  }
+
+  private action(a: Action): void {
+    // A probe's stop (the step budget) is a budget trip the agent's transcript found: paged as the daemon's own are.
+    if (a.kind === 'stop') return this.pageStop(a.reason, a.text);
+    if (a.kind !== 'escalate') return;
+    this.episode++;
+    this.pagedBlock = `${this.id}:${this.episode}`;
+    this.deps.pager.page(this.pageFor(a), this.deps.redact);
+  }
+
+  /** A job that ended on its own without success (exit ≠ 0, a signal) pages: a person expects to hear of it. */
+  private pageFailure(t: Transition): void {
+    const how = t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    this.deps.pager.page({
+      ...this.pageBase(),
+      key: `${this.id}:failed`,
+      kind: 'failed',
+      state: 'done',
+      reason: t.reason.code,
+      prompt: `${this.record.name} failed: ${how}`,
+      urgent: false,
+      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name),
+    }, this.deps.redact);
+  }
+
+  /** A budget trip: the episode's pages give way to one urgent budget page. */
+  pageStop(reason: string, text: string | null): void {
+    this.tripped = true;
+    this.pagedBlock = null;
+    this.deps.pager.resolve(this.id);
+    this.episode++;
+    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason, prompt: text, urgent: true, key: `${this.id}:${this.episode}` }, this.deps.redact);
+  }
+
+  /** A page that the disk under the state directory is full: the job goes on, its recording stopped. */
+  pageDiskFull(file: string, e: Error): void {
+    this.deps.pager.page({
+      ...this.pageBase(),
+      key: `${this.id}:disk`,
+      kind: 'disk',
+      reason: 'disk',
+      prompt: `cannot write ${file} of ${this.record.name} (${e.message}); the job keeps running, recordings are paused`,
+      urgent: true,
+    }, this.deps.redact);
+  }
+
+  /** Once per job: a warning blocks nothing, so it is no episode and not urgent. */
+  pageWarning(w: JobWarning): void {
+    this.deps.pager.page({ ...this.pageBase(), key: `${this.id}:${w.code}`, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.deps.redact);
+  }
+
+  private pageBase(): PageBase {
+    const view = this.deps.view();
+    const rows = view?.rows.filter((r) => r.trim() !== '') ?? [];
+    return {
+      job: this.id,
+      name: this.record.name,
+      state: view?.state ?? 'running',
+      rule: null,
+      class: null,
+      screen: rows.slice(-8),
+      answer_command: cliCommand(this.deps.stateDir, 'show', this.record.name),
+      time: new Date(this.deps.now()).toISOString(),
+    };
+  }
+
+  private pageFor(a: Action): Page {
+    const rule = this.deps.bundle.current.rules.prompts.find((r) => r.id === a.rule);
+    return actionPage(a, this.pageBase(), `${this.id}:${this.episode}`, this.deps.stateDir, rule);
+  }
+}
+
+/** Ended by itself (not stopped by nightshift or a person) and did not succeed. */
+function failedOnItsOwn(r: Transition['reason']): boolean {
+  return (r.code === 'exit' || r.code === 'signal') && !isSuccess(r);
+}

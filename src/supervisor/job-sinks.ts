@@ -1,0 +1,155 @@
+/**
+ * A job's events and the sinks they feed (recording, log, evidence,
+ * summary, the owner's board and pages), in the style of asciinema's
+ * session outputs: one event type, fanned out by one loop to a list of
+ * sinks. The list's order is the ordering guarantee: the evidence record
+ * is written before an answer's keys go, and the keys sink sends nothing
+ * when that write failed.
+ */
+import type { Reason, Transition } from '../core/task-state.js';
+import type { Action } from '../core/watchdog-types.js';
+import type { UnansweredWatch } from '../core/unanswered.js';
+import type { CastWriter } from '../record/cast-writer.js';
+import type { EvidenceLog } from './evidence.js';
+import type { RecordedInput } from './job-input.js';
+import type { JobOptions } from './job-spec.js';
+import { plain, type Logger } from './logger.js';
+import type { JobSummary } from './summary.js';
+
+export type JobEvent =
+  | { readonly kind: 'output'; readonly t: number; readonly data: string }
+  | { readonly kind: 'marker'; readonly t: number; readonly label: string }
+  | { readonly kind: 'resize'; readonly t: number; readonly cols: number; readonly rows: number }
+  | { readonly kind: 'transition'; readonly transition: Transition }
+  | { readonly kind: 'action'; readonly action: Action }
+  /** The child's exit status, before the watchdog hears of it (the recording's last marker). */
+  | { readonly kind: 'exit'; readonly t: number; readonly code: number }
+  /** The done reason is known: the summary's final write, in the same tick as the board's done. */
+  | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined };
+
+export interface JobSink {
+  event(e: JobEvent): void;
+}
+
+/** The one loop: every event reaches every sink, in list order, synchronously. */
+export class JobSinks {
+  constructor(private readonly list: readonly JobSink[]) {}
+
+  emit(e: JobEvent): void {
+    for (const sink of this.list) sink.event(e);
+  }
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+export function recordingSink(cast: CastWriter): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'output') cast.output(e.t, e.data);
+      else if (e.kind === 'marker') cast.marker(e.t, e.label);
+      else if (e.kind === 'resize') cast.resize(e.t, e.cols, e.rows);
+      else if (e.kind === 'exit') cast.exit(e.t, e.code);
+    },
+  };
+}
+
+export function logSink(log: Logger): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'transition') {
+        const t = e.transition;
+        log.info({ from: t.from, to: t.to, reason: t.reason }, `state ${t.to} (${t.reason.code})`);
+      } else if (e.kind === 'action') {
+        const a = e.action;
+        log.warn({ action: a.kind, rule: a.rule, class: a.class, prompt: a.prompt && plain(a.prompt) }, a.text);
+      }
+    },
+  };
+}
+
+/** Synchronous appends: the record exists before the next sink (the answer's keys) runs. */
+export function evidenceSink(evidence: EvidenceLog): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'transition') evidence.transition(e.transition, iso);
+      else if (e.kind === 'action') evidence.action(e.action, iso);
+    },
+  };
+}
+
+/**
+ * The responder's answer typed into the job. No record, no keys (a full
+ * disk): the prompt stays, the watchdog sees the answer did not take and
+ * escalates.
+ */
+export function answerKeysSink(evidence: EvidenceLog, typed: RecordedInput, log: Logger): JobSink {
+  return {
+    event(e) {
+      if (e.kind !== 'action' || e.action.kind !== 'answer' || !e.action.keys?.length) return;
+      if (!evidence.ok) log.error({ rule: e.action.rule }, 'evidence could not be written; the answer is not sent');
+      else typed.answer(e.action.rule, e.action.keys);
+    },
+  };
+}
+
+export function summarySink(summary: JobSummary): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'transition') summary.transition(e.transition);
+      else if (e.kind === 'finish') summary.finish(e.reason, e.t, e.screen, e.agent);
+    },
+  };
+}
+
+export function unansweredSink(watch: UnansweredWatch): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'transition') watch.transition(e.transition);
+      else if (e.kind === 'action') watch.action(e.action);
+    },
+  };
+}
+
+/** The owner's callbacks (`run`'s report, a test's probe), in the order the events came. */
+export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput'>): JobSink {
+  return {
+    event(e) {
+      if (e.kind === 'transition') opts.onTransition?.(e.transition);
+      else if (e.kind === 'action') opts.onAction?.(e.action);
+      else if (e.kind === 'output') opts.onOutput?.(e.data);
+    },
+  };
+}
+
+/** The action the job is blocked on a prompt for, as the watchdog last acted on it (show's prompt). */
+export class BlockedPromptSink implements JobSink {
+  private action: Action | undefined;
+
+  get current(): Action | undefined {
+    return this.action;
+  }
+
+  event(e: JobEvent): void {
+    if (e.kind === 'transition' && e.transition.to !== 'blocked') this.action = undefined;
+    else if (e.kind === 'action' && e.action.prompt !== null) this.action = e.action;
+  }
+}
+
+/** Whoever watches the job's output live (attach, the web terminal). */
+export class OutputWatchers implements JobSink {
+  private readonly listeners = new Set<(data: string) => void>();
+
+  /** Returns the unsubscribe. */
+  add(listener: (data: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+
+  event(e: JobEvent): void {
+    if (e.kind === 'output') for (const l of this.listeners) l(e.data);
+  }
+}
