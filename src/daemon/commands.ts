@@ -17,6 +17,15 @@ import * as R from './results.js';
 const text = z.string().min(1);
 const none = z.strictObject({});
 const job = z.strictObject({ job: text });
+/**
+ * Who acts, for `human:<who>` in the evidence. A caller cannot claim to be
+ * a policy (`policy:on-unanswered`) or pre-label itself: a source prefix it
+ * sends is dropped, so every act through a command is a person's.
+ */
+const who = z
+  .string()
+  .optional()
+  .transform((w) => (w || 'unknown').replace(/^(?:human|policy):/i, '') || 'unknown');
 
 export const COMMANDS = [
   defineCommand({
@@ -87,13 +96,13 @@ export const COMMANDS = [
         choice: z.enum(['answer', 'decline']).optional(),
         /** show's prompt.episode: the answer reaches that very prompt or nothing (the web's buttons send it). */
         episode: text.optional(),
-        who: z.string().optional(),
+        who,
       })
       .refine((a) => [a.text, a.key, a.choice].filter((v) => v !== undefined).length === 1, { message: 'give exactly one of text, key or choice' }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
       if (rec.state !== 'blocked') throw new ConflictError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);
-      const by = byLabel(a.who || 'unknown');
+      const by = byLabel(a.who);
       const live = liveJob(d, rec, 'answer');
       if (a.episode !== undefined && live.blockedEpisode !== a.episode) {
         throw new ConflictError(`job ${rec.name} has moved on from the question you answered (${a.episode}; now ${live.blockedEpisode ?? rec.reason.code}); nothing was sent`);
@@ -110,10 +119,10 @@ export const COMMANDS = [
     role: 'operator',
     result: R.jobIdSchema,
     http: { method: 'POST', path: '/jobs/:job/send' },
-    args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who: z.string().optional() }),
+    args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who }),
     handler: async (d, a) => {
       const rec = d.board.require(a.job);
-      await liveJob(d, rec, 'send to').send(a.text, a.enter !== false, a.who || 'unknown');
+      await liveJob(d, rec, 'send to').send(a.text, a.enter !== false, a.who);
       return { job: rec.id };
     },
   }),
@@ -123,10 +132,10 @@ export const COMMANDS = [
     role: 'operator',
     result: R.continuedSchema,
     http: { method: 'POST', path: '/jobs/:job/continue' },
-    args: z.strictObject({ job: text, who: z.string().optional() }),
+    args: z.strictObject({ job: text, who }),
     handler: (d, a) => {
       const rec = d.board.require(a.job);
-      const who = a.who || 'unknown';
+      const who = a.who;
       const was = rec.reason.code;
       liveJob(d, rec, 'continue').continueJob(who);
       d.pager.ack(rec.id);
@@ -139,11 +148,11 @@ export const COMMANDS = [
     role: 'operator',
     result: R.keyedSchema,
     http: { method: 'POST', path: '/jobs/:job/key' },
-    args: z.strictObject({ job: text, key: text, who: z.string().optional() }),
+    args: z.strictObject({ job: text, key: text, who }),
     handler: (d, a) => {
       const rec = d.board.require(a.job);
       keySequence(a.key);
-      liveJob(d, rec, 'press keys in').key(a.key, a.who || 'unknown');
+      liveJob(d, rec, 'press keys in').key(a.key, a.who);
       return { job: rec.id, key: a.key };
     },
   }),
@@ -153,8 +162,8 @@ export const COMMANDS = [
     role: 'operator',
     result: R.cancelledSchema,
     http: { method: 'POST', path: '/jobs/:job/cancel' },
-    args: z.strictObject({ job: text, who: z.string().optional() }),
-    handler: (d, a) => cancel(d, a.job, a.who || 'unknown'),
+    args: z.strictObject({ job: text, who }),
+    handler: (d, a) => cancel(d, a.job, a.who),
   }),
   defineCommand({
     name: 'ack',
@@ -173,8 +182,8 @@ export const COMMANDS = [
     usage: '{job, who?}',
     role: 'local',
     result: R.attachedSchema,
-    args: z.strictObject({ job: text, who: z.string().optional() }),
-    handler: (d, a, ctx) => attach(d, a.job, ctx, a.who || 'unknown'),
+    args: z.strictObject({ job: text, who }),
+    handler: (d, a, ctx) => attach(d, a.job, ctx, a.who),
   }),
   defineCommand({
     name: 'logs',

@@ -34,3 +34,14 @@ describe('result schemas at the client boundary', () => {
     expect(checkResult(command('attach'), null)).toBeNull();
   });
 });
+
+describe('who, at the command boundary', () => {
+  it('a caller cannot pass itself off as a policy or pre-label itself: every act through a command is a person\'s', () => {
+    const parse = (who?: string) => (command('answer').args.parse({ job: 'fix', text: 'y', ...(who === undefined ? {} : { who }) }) as { who: string }).who;
+    expect(parse('policy:on-unanswered')).toBe('on-unanswered');
+    expect(parse('human:alice@web')).toBe('alice@web');
+    expect(parse('alice')).toBe('alice');
+    expect(parse(undefined)).toBe('unknown');
+    expect(parse('policy:')).toBe('unknown');
+  });
+});
