@@ -4,6 +4,9 @@ import path from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { InputError } from '../util/errors.js';
 import { keySequence } from './keys.js';
+import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
+
+export type { Disposable, PtyExit, PtyPort } from './pty-port.js';
 
 export interface PtySpawnOptions {
   command: string;
@@ -16,19 +19,8 @@ export interface PtySpawnOptions {
   name?: string;
 }
 
-export interface PtyExit {
-  /** node-pty reports 0 here when the child died of a signal. */
-  exitCode: number;
-  /** Signal name such as 'SIGTERM', or null for a normal exit. */
-  signal: string | null;
-}
-
-export interface Disposable {
-  dispose(): void;
-}
-
 /** Programs read keystrokes in batches; text and its Enter too close together get merged or dropped. */
-const DEFAULT_PAUSE_MS = 120;
+export const DEFAULT_PAUSE_MS = 120;
 
 /** Number to name; the first name wins for aliases (SIGABRT over SIGIOT, SIGIO over SIGPOLL). */
 const SIGNAL_NAMES = new Map<number, string>();
@@ -37,7 +29,7 @@ for (const [name, num] of Object.entries(osConstants.signals)) {
 }
 
 /** One child process on its own pseudo-terminal. */
-export class PtyHost {
+export class PtyHost implements PtyPort {
   private readonly dataListeners = new Set<(data: string) => void>();
   private readonly exitListeners = new Set<(e: PtyExit) => void>();
   private exitInfo: PtyExit | undefined;
@@ -124,24 +116,16 @@ export class PtyHost {
     this.pty.write(data);
   }
 
-  async sendText(text: string, o: { enter?: boolean; pauseMs?: number } = {}): Promise<void> {
-    this.write(text);
-    if (!o.enter) return;
-    if (text !== '') await sleep(o.pauseMs ?? DEFAULT_PAUSE_MS);
-    this.write('\r');
+  sendText(text: string, o: SendTextOptions = {}): Promise<void> {
+    return sendTextPaced((d) => this.write(d), text, o);
   }
 
   sendKey(name: string): void {
     this.write(keySequence(name));
   }
 
-  /** All names are checked before anything is sent, so a typo sends nothing. */
-  async sendKeys(names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
-    const seqs = names.map(keySequence);
-    for (let i = 0; i < seqs.length; i++) {
-      if (i > 0) await sleep(pauseMs);
-      this.write(seqs[i]!);
-    }
+  sendKeys(names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
+    return sendKeysPaced((d) => this.write(d), names, pauseMs);
   }
 
   resize(cols: number, rows: number): void {
@@ -167,9 +151,7 @@ export class PtyHost {
 
   /** Signals the child only; a reaped pid may belong to someone else by now. */
   kill(signal = 'SIGTERM'): void {
-    if (!(signal in osConstants.signals)) {
-      throw new InputError(`unknown signal ${JSON.stringify(signal)}; expected a name like SIGTERM or SIGKILL`);
-    }
+    checkSignal(signal);
     if (this.exitInfo !== undefined) return;
     this.pty.kill(signal);
   }
@@ -199,7 +181,30 @@ function signalName(signal: number | undefined): string | null {
   return SIGNAL_NAMES.get(signal) ?? `SIG${signal}`;
 }
 
-function checkSize(cols: number, rows: number): void {
+/** Text, then (with `enter`) a pause and Enter: shared by every PtyPort so all pace input alike. */
+export async function sendTextPaced(write: (data: string) => void, text: string, o: SendTextOptions = {}): Promise<void> {
+  write(text);
+  if (!o.enter) return;
+  if (text !== '') await sleep(o.pauseMs ?? DEFAULT_PAUSE_MS);
+  write('\r');
+}
+
+/** Named keys `pauseMs` apart; every name is checked before the first is sent. */
+export async function sendKeysPaced(write: (data: string) => void, names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
+  const seqs = names.map(keySequence);
+  for (let i = 0; i < seqs.length; i++) {
+    if (i > 0) await sleep(pauseMs);
+    write(seqs[i]!);
+  }
+}
+
+export function checkSignal(signal: string): void {
+  if (!(signal in osConstants.signals)) {
+    throw new InputError(`unknown signal ${JSON.stringify(signal)}; expected a name like SIGTERM or SIGKILL`);
+  }
+}
+
+export function checkSize(cols: number, rows: number): void {
   const ok = (n: number) => Number.isInteger(n) && n > 0;
   if (!ok(cols) || !ok(rows)) {
     throw new InputError(`invalid terminal size ${cols}x${rows}; expected positive whole numbers of columns and rows`);

@@ -1,13 +1,13 @@
 /** What is typed into a job's terminal, by a person or on their behalf: sent to the PTY and recorded as `i` events. */
 import type { Clock } from '../core/clock.js';
-import type { PtyHost } from '../pty/host.js';
+import type { PtyPort } from '../pty/pty-port.js';
 import { keySequence } from '../pty/keys.js';
 import type { CastWriter } from '../record/cast-writer.js';
 import type { PromptRule } from '../core/prompt-match.js';
 
 export class RecordedInput {
   constructor(
-    private readonly pty: PtyHost,
+    private readonly pty: PtyPort,
     private readonly cast: CastWriter,
     private readonly clock: Clock,
   ) {}

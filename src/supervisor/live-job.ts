@@ -13,7 +13,8 @@ import { DisposableStore } from '../util/lifecycle.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs, type AnswerInput } from './person-acts.js';
-import { PtyHost, type PtyExit } from '../pty/host.js';
+import { PtyHost } from '../pty/host.js';
+import type { PtyExit, PtyPort } from '../pty/pty-port.js';
 import type { CastWriter } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
@@ -37,7 +38,7 @@ export type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from '
 
 export class LiveJob {
   readonly log: Logger;
-  private readonly pty: PtyHost;
+  private readonly pty: PtyPort;
   private readonly watchdog: Watchdog;
   private readonly screenState: Screen;
   private readonly clock: Clock;

@@ -1,5 +1,5 @@
 /** The graceful way to stop a job in a PTY, as a person at the terminal would escalate. */
-import type { PtyHost } from '../pty/host.js';
+import type { PtyPort } from '../pty/pty-port.js';
 
 /**
  * Interrupt (Ctrl-C through the terminal, so the whole foreground process
@@ -7,7 +7,7 @@ import type { PtyHost } from '../pty/host.js';
  * child exits. Agent TUIs at their input box want Ctrl-C twice (a shell job
  * is gone after the first), hence the second one 500 ms in.
  */
-export function stopLadder(pty: PtyHost, graceMs: number): void {
+export function stopLadder(pty: PtyPort, graceMs: number): void {
   const ctrlC = () => pty.write('\x03');
   const steps: Array<() => void> = [ctrlC, () => pty.kill('SIGTERM'), () => pty.kill('SIGKILL')];
   setTimeout(() => pty.running && ctrlC(), 500).unref();

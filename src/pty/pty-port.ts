@@ -1,0 +1,42 @@
+/**
+ * What the supervisor needs of a job's terminal, whoever holds the PTY: the
+ * daemon itself (PtyHost, host.ts) or the PTY host process (HostedPty,
+ * ../ptyhost/hosted-pty.ts). Kept to the members the supervisor calls, so a
+ * second implementation cannot drift on what matters.
+ */
+
+export interface PtyExit {
+  /** node-pty reports 0 here when the child died of a signal. */
+  exitCode: number;
+  /** Signal name such as 'SIGTERM', or null for a normal exit. */
+  signal: string | null;
+}
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export interface SendTextOptions {
+  enter?: boolean;
+  pauseMs?: number;
+}
+
+export interface PtyPort {
+  readonly pid: number;
+  /** True until the child's exit has been reported. */
+  readonly running: boolean;
+  readonly exit: PtyExit | undefined;
+  /** Resolves once the child has exited and its output was delivered. */
+  readonly exited: Promise<PtyExit>;
+  onData(cb: (data: string) => void): Disposable;
+  /** Dropped silently once the child has exited. */
+  write(data: string): void;
+  sendText(text: string, o?: SendTextOptions): Promise<void>;
+  /** All names are checked before anything is sent, so a typo sends nothing. */
+  sendKeys(names: string[], pauseMs?: number): Promise<void>;
+  resize(cols: number, rows: number): void;
+  /** Never signals after the exit: a reaped pid may belong to someone else by then. */
+  kill(signal?: string): void;
+  /** Stops listening. What becomes of a child still running is the implementation's to say. */
+  dispose(): void;
+}
