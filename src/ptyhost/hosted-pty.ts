@@ -1,0 +1,188 @@
+/**
+ * A job's terminal held by the PTY host process (server.ts) rather than by
+ * the daemon: the same PtyPort the supervisor drives PtyHost through, over a
+ * PtyHostClient. The child outlives this object and its connection; another
+ * client can adopt it.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { checkSignal, checkSize, sendKeysPaced, sendTextPaced, type PtySpawnOptions } from '../pty/host.js';
+import type { Disposable, PtyPort, SendTextOptions } from '../pty/pty-port.js';
+import type { PtyHostClient } from './client.js';
+import type { JobExit, SpawnArgs } from './protocol.js';
+
+export interface HostedSpawnOptions extends PtySpawnOptions {
+  /** asciicast v2 file the host appends the output to. */
+  recording?: string;
+}
+
+export class HostedPty implements PtyPort {
+  private readonly dataListeners = new Set<(data: string) => void>();
+  private readonly decoder = new StringDecoder('utf8');
+  /**
+   * The host replays a job's buffer before it answers attach, so output
+   * arrives before the caller has a HostedPty to subscribe to. It is held
+   * until the turn of the event loop after the factory resolved; a caller
+   * that subscribes right after its await hears all of it, as with PtyHost.
+   */
+  private held: Array<Buffer | JobExit> | undefined = [];
+  private exitInfo: JobExit | undefined;
+  private exitSeen = false;
+  private disposed = false;
+  private nextOffset = 0;
+  private resolveExit!: (e: JobExit) => void;
+  private pidValue = 0;
+  /** Where the replay began: beyond the `since` asked for when the host's buffer no longer held it. */
+  private fromValue = 0;
+  /**
+   * Resolves once the child has exited and its output was delivered. Never
+   * if the connection ends first: the job may still run in the host, and the
+   * client's onClose tells its owner to adopt it again.
+   */
+  readonly exited: Promise<JobExit> = new Promise((r) => (this.resolveExit = r));
+
+  private constructor(
+    private readonly client: PtyHostClient,
+    readonly id: string,
+  ) {}
+
+  /** A new job on the host; bad input (size, cwd, command) rejects with InputError, as PtyHost.spawn throws it. */
+  static async spawn(client: PtyHostClient, id: string, o: HostedSpawnOptions): Promise<HostedPty> {
+    checkSize(o.cols, o.rows);
+    await client.spawn(spawnArgs(id, o));
+    return HostedPty.attach(client, id, 0);
+  }
+
+  /** A job the host already runs (or ran): its output from `since` (default: all it holds), then live. */
+  static adopt(client: PtyHostClient, id: string, since?: number): Promise<HostedPty> {
+    return HostedPty.attach(client, id, since);
+  }
+
+  private static async attach(client: PtyHostClient, id: string, since: number | undefined): Promise<HostedPty> {
+    const p = new HostedPty(client, id);
+    const r = await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since);
+    p.pidValue = r.pid;
+    p.fromValue = r.from;
+    setImmediate(() => p.release());
+    return p;
+  }
+
+  get pid(): number {
+    return this.pidValue;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** With the time the host saw it, for a job that ended while nobody was attached. */
+  get exit(): JobExit | undefined {
+    return this.exitInfo;
+  }
+
+  get from(): number {
+    return this.fromValue;
+  }
+
+  /** The offset after the last byte received: `since` for a later adopt that should neither miss nor repeat. */
+  get offset(): number {
+    return this.nextOffset;
+  }
+
+  onData(cb: (data: string) => void): Disposable {
+    this.dataListeners.add(cb);
+    return { dispose: () => this.dataListeners.delete(cb) };
+  }
+
+  write(data: string): void {
+    if (!this.writable() || data === '') return;
+    this.send(this.client.write(this.id, data));
+  }
+
+  sendText(text: string, o: SendTextOptions = {}): Promise<void> {
+    return sendTextPaced((d) => this.write(d), text, o);
+  }
+
+  sendKeys(names: string[], pauseMs?: number): Promise<void> {
+    return sendKeysPaced((d) => this.write(d), names, pauseMs);
+  }
+
+  resize(cols: number, rows: number): void {
+    checkSize(cols, rows);
+    if (!this.writable()) return;
+    this.send(this.client.resize(this.id, cols, rows));
+  }
+
+  /** The host checks again, against its own knowledge of the exit, before it signals. */
+  kill(signal = 'SIGTERM'): void {
+    checkSignal(signal);
+    if (this.exitSeen) return;
+    this.send(this.client.kill(this.id, signal));
+  }
+
+  /** Stops listening and detaches; unlike PtyHost it leaves the child running: surviving its owner is the point. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.dataListeners.clear();
+    this.held = undefined;
+    if (!this.exitSeen) this.send(this.client.detach(this.id));
+  }
+
+  private received(data: Buffer, offset: number): void {
+    this.nextOffset = offset + data.length;
+    // The client's buffer is a view of its socket chunk: a held one must be a copy.
+    if (this.held) this.held.push(Buffer.from(data));
+    else this.deliver(data);
+  }
+
+  private ended(e: JobExit): void {
+    this.exitSeen = true;
+    if (this.held) this.held.push(e);
+    else this.finish(e);
+  }
+
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const item of held) {
+      if (Buffer.isBuffer(item)) this.deliver(item);
+      else this.finish(item);
+    }
+  }
+
+  private deliver(data: Buffer): void {
+    this.emit(this.decoder.write(data));
+  }
+
+  private finish(e: JobExit): void {
+    // A character cut off by the exit comes out as U+FFFD rather than not at all.
+    this.emit(this.decoder.end());
+    this.exitInfo = e;
+    this.resolveExit(e);
+  }
+
+  private emit(text: string): void {
+    if (text === '' || this.disposed) return;
+    for (const cb of this.dataListeners) cb(text);
+  }
+
+  private writable(): boolean {
+    return !this.disposed && !this.exitSeen;
+  }
+
+  /**
+   * Requests are fire-and-forget, as PtyHost's calls are synchronous; the
+   * socket keeps them in order. Their arguments were checked here, so the
+   * one failure left is a lost connection, which the client's onClose reports.
+   */
+  private send(request: Promise<unknown>): void {
+    request.catch(() => undefined);
+  }
+}
+
+/** $TERM travels in the environment: the host names the terminal after env.TERM, as node-pty names it after `name`. */
+function spawnArgs(id: string, o: HostedSpawnOptions): SpawnArgs {
+  const { name, recording, ...rest } = o;
+  const env = name === undefined ? rest.env : { ...rest.env, TERM: name };
+  return { ...rest, env, id, ...(recording ? { recording } : {}) };
+}
