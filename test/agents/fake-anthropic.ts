@@ -19,9 +19,10 @@
 import type { ServerResponse } from 'node:http';
 import { json, pieces, serveFake, type RawRequest } from './fake-http.js';
 
+/** `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once). */
 export type ScriptStep =
-  | { tool: 'Bash'; command: string; description?: string }
-  | { text: string };
+  | { tool: 'Bash'; command: string; description?: string; delayMs?: number }
+  | { text: string; delayMs?: number };
 
 export interface RecordedRequest {
   method: string;
@@ -125,7 +126,8 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
         const said = lastUserText(rec.body);
         const step = replies.find((r) => said !== undefined && r.when.test(said))?.step ?? steps.shift() ?? { text: 'All done.' };
         rec.step = step;
-        reply(res, model, stream, step);
+        if (step.delayMs) setTimeout(() => reply(res, model, stream, step), step.delayMs);
+        else reply(res, model, stream, step);
       } else {
         reply(res, model, stream, { text: sideText(rec.body) });
       }

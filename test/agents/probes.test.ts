@@ -369,7 +369,9 @@ describe.skipIf(skipClaudeTests())('probes on the real Claude Code 2.1.112 offli
   }, TEST_TIMEOUT);
 
   it('two jobs at once in one folder (one HOME, same task text): each follows its own transcript, and each one\'s verdicts match its own script', async () => {
-    const looping = await fake([...Array.from({ length: 4 }, () => bash('cat missing-a.txt')), { text: 'Job A gave up.' }]);
+    // The model takes a moment over its last answer, as a real one does: with an instant fake, whether
+    // the interrupt lands before that answer is a race the bound (at most 2 more calls) allows either way.
+    const looping = await fake([...Array.from({ length: 4 }, () => bash('cat missing-a.txt')), { text: 'Job A gave up.', delayMs: 1_500 }]);
     const announcing = await fake([{ text: "I'll now check the notes:" }, bash('echo job-b-checked'), { text: 'Job B checked the notes.' }]);
     const dir = project();
     const home = tempDir('ns-probe-home-');
