@@ -5,9 +5,10 @@
  * the job moved on must send nothing, since its keys would land on
  * whatever the terminal shows by then.
  */
+import type { Commands } from '../daemon/command.js';
 import type { Daemon } from '../daemon/daemon.js';
-import { handlers } from '../daemon/handlers.js';
 import { describeError } from '../util/errors.js';
+import { NO_STREAM } from './api.js';
 import { webActor, type CodePurpose, type RedeemedCode } from './types.js';
 
 export interface CodeActionResult {
@@ -17,23 +18,28 @@ export interface CodeActionResult {
 
 type ActionPurpose = Extract<CodePurpose, { kind: 'action' }>;
 
-/** A one-shot context: `answer` streams nothing. */
-const NO_STREAM = { stream: () => undefined, onInput: () => undefined, onClose: () => undefined, closed: false };
+/** Where a tap came from and when: for the audit line. */
+export interface TapContext {
+  readonly ip?: string;
+  readonly now: number;
+}
 
-export async function runCodeAction(d: Daemon, redeemed: RedeemedCode, ip?: string): Promise<CodeActionResult> {
+/** `commands`: the daemon's own table, so a tap is the `answer` command as the socket and the API run it. */
+export async function runCodeAction(d: Daemon, commands: Commands, redeemed: RedeemedCode, tap: TapContext): Promise<CodeActionResult> {
   const { person, purpose } = redeemed;
-  if (purpose.kind !== 'action') return done(d, redeemed, ip, { status: 400, message: 'this code signs in; it is no action' });
-  if (person.role !== 'operator') return done(d, redeemed, ip, { status: 403, message: `${person.name} is a viewer and may not answer` });
+  const done = (result: CodeActionResult) => audited(d, redeemed, tap, result);
+  if (purpose.kind !== 'action') return done({ status: 400, message: 'this code signs in; it is no action' });
+  if (person.role !== 'operator') return done({ status: 403, message: `${person.name} is a viewer and may not answer` });
   const refusal = declineRefusal(d, purpose);
-  if (refusal) return done(d, redeemed, ip, { status: 409, message: refusal });
+  if (refusal) return done({ status: 409, message: refusal });
   try {
-    const r = (await handlers(() => d).run('answer', { job: purpose.job, choice: 'decline', who: webActor(person.name) }, NO_STREAM)) as {
-      keys: readonly string[];
-    };
-    return done(d, redeemed, ip, { status: 200, message: `declined: sent ${r.keys.join(' ')}` });
+    // The episode goes along: the command itself refuses a job that moved on since the check above.
+    const args = { job: purpose.job, choice: 'decline', episode: purpose.episode, who: webActor(person.name) };
+    const r = (await commands.run('answer', args, NO_STREAM)) as { keys: readonly string[] };
+    return done({ status: 200, message: `declined: sent ${r.keys.join(' ')}` });
   } catch (e) {
     // Checked a moment ago, so the job changed in between: the same answer as a late tap.
-    return done(d, redeemed, ip, { status: 409, message: describeError(e) });
+    return done({ status: 409, message: describeError(e) });
   }
 }
 
@@ -53,10 +59,10 @@ export function declineRefusal(d: Daemon, p: ActionPurpose): string | null {
   return null;
 }
 
-function done(d: Daemon, r: RedeemedCode, ip: string | undefined, result: CodeActionResult): CodeActionResult {
+function audited(d: Daemon, r: RedeemedCode, tap: TapContext, result: CodeActionResult): CodeActionResult {
   const job = r.purpose.kind === 'action' ? r.purpose.job : undefined;
   try {
-    d.webAuth?.audit({ who: r.person.name, action: 'decline', ...(job ? { job } : {}), ok: result.status === 200, ...(ip ? { ip } : {}), detail: result.message }, Date.now());
+    d.webAuth.audit({ who: r.person.name, action: 'decline', ...(job ? { job } : {}), ok: result.status === 200, ...(tap.ip ? { ip: tap.ip } : {}), detail: result.message }, tap.now);
   } catch (e) {
     d.log.error({ err: e }, 'audit entry could not be written');
   }

@@ -23,7 +23,7 @@ export interface ApiDeps {
 }
 
 /** HTTP has no streams: a handler that tries one is told so. */
-const NO_STREAM: CallContext = {
+export const NO_STREAM: CallContext = {
   stream: () => {
     throw new InputError('this command streams; use the WebSocket routes or the CLI');
   },

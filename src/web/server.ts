@@ -142,7 +142,7 @@ function registerCodeActions(app: FastifyInstance, d: Daemon, api: ApiDeps): voi
       api.auth.audit({ who: '-', action: 'code-action', ok: false, ip: ipOf(req), detail: 'unknown, used or expired code' }, api.now());
       return reply.code(401).send({ error: 'this link has expired or was used' });
     }
-    const r = await runCodeAction(d, got, ipOf(req));
+    const r = await runCodeAction(d, api.commands, got, { ip: ipOf(req), now: api.now() });
     return reply.code(r.status).send(r.status === 200 ? { message: r.message } : { error: r.message });
   });
 }

@@ -78,12 +78,12 @@ describe('pages link to the job (issue 11.6)', () => {
       const act = codes.redeemCode(decline!.split('/a/')[1]!, Date.now())!;
       expect(codes.redeemCode(decline!.split('/a/')[1]!, Date.now())).toBeNull();
       expect(act.purpose).toEqual({ kind: 'action', job: rec.id, action: 'decline', episode: `${rec.id}:1` });
-      expect(await runCodeAction(d, act, '192.0.2.7')).toEqual({ status: 200, message: 'declined: sent n enter' });
+      expect(await runCodeAction(d, handlers(() => d), act, { ip: '192.0.2.7', now: Date.now() })).toEqual({ status: 200, message: 'declined: sent n enter' });
       await waitUntil(() => d.board.require(rec.id).state === 'done', SOON, 'the declined job to finish');
       expect(d.board.require(rec.id).exit).toEqual({ code: 0, signal: null });
       expect(evidenceOf(d, rec.id).find((e) => e.answered_by === 'human:on-call@web')).toMatchObject({ layer: 'human', keys: ['n', 'enter'] });
       // The same tap again (a retry, a replayed request): the job moved on, nothing is sent.
-      const again = await runCodeAction(d, act);
+      const again = await runCodeAction(d, handlers(() => d), act, { now: Date.now() });
       expect(again.status).toBe(409);
       expect(again.message).toMatch(/^job ask is done now; the question this page was about is gone, nothing was sent$/);
       // The outbox (which `show` lists to viewers) never holds a code.
@@ -121,7 +121,7 @@ describe('pages link to the job (issue 11.6)', () => {
       expect(codes.redeemCode(new URL(open!).searchParams.get('code')!, Date.now())?.person).toEqual({ name: 'alice', role: 'viewer' });
       const act = codes.redeemCode(decline!.split('/a/')[1]!, Date.now())!;
       expect(act.person).toEqual({ name: 'alice', role: 'viewer' });
-      expect((await runCodeAction(d, act, '192.0.2.8')).status).toBe(403);
+      expect((await runCodeAction(d, handlers(() => d), act, { ip: '192.0.2.8', now: Date.now() })).status).toBe(403);
       expect(d.board.require(rec.id).state).toBe('blocked');
       expect(evidenceOf(d, rec.id).filter((e) => e.answered_by)).toEqual([]);
     } finally {
@@ -137,9 +137,9 @@ describe('pages link to the job (issue 11.6)', () => {
       const rec = await submit(d, 'ask2', h.tempDir());
       await waitUntil(() => d.board.require(rec.id).state === 'blocked', SOON, 'the job to block');
       const stale: RedeemedCode = { person: { name: 'on-call', role: 'operator' }, purpose: { kind: 'action', job: rec.id, action: 'decline', episode: `${rec.id}:0` } };
-      expect(await runCodeAction(d, stale)).toEqual({ status: 409, message: `job ask2 has moved on since this page (${rec.id}:0); nothing was sent` });
+      expect(await runCodeAction(d, handlers(() => d), stale, { now: Date.now() })).toEqual({ status: 409, message: `job ask2 has moved on since this page (${rec.id}:0); nothing was sent` });
       const viewer: RedeemedCode = { ...stale, person: { name: 'eve', role: 'viewer' } };
-      expect((await runCodeAction(d, viewer)).status).toBe(403);
+      expect((await runCodeAction(d, handlers(() => d), viewer, { now: Date.now() })).status).toBe(403);
       expect(d.board.require(rec.id).state).toBe('blocked');
       expect(evidenceOf(d, rec.id).filter((e) => e.answered_by)).toEqual([]);
     } finally {
