@@ -133,10 +133,11 @@ export class Board {
    * their process with it, so they become done/interrupted. Queued jobs
    * stay queued. Returns the jobs it ended.
    */
-  recoverAfterCrash(now: number, reasonFor: (id: string) => JobReason = () => INTERRUPTED): JobRecord[] {
+  /** `only`: the jobs to end (default: every running or blocked one). */
+  recoverAfterCrash(now: number, reasonFor: (id: string) => JobReason = () => INTERRUPTED, only?: ReadonlySet<string>): JobRecord[] {
     const time = isoTime(now);
     return this.db.transaction(() => {
-      const orphans = [...this.s.inState.all('running'), ...this.s.inState.all('blocked')].sort((a, b) => a.seq - b.seq);
+      const orphans = [...this.s.inState.all('running'), ...this.s.inState.all('blocked')].filter((r) => !only || only.has(r.id)).sort((a, b) => a.seq - b.seq);
       return orphans.map((row) => this.move(row, 'done', reasonFor(row.id), time));
     }).immediate();
   }

@@ -8,6 +8,7 @@ import { defaultPolicyPath } from '../rules/bundle.js';
 import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
+import { replaceRunningDaemon } from './replace.js';
 
 interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   maxRunning: number;
@@ -15,6 +16,7 @@ interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   policy?: string;
   tick: number;
   recordingCap?: number;
+  replace?: boolean;
 }
 
 export function registerDaemon(program: Command): void {
@@ -28,6 +30,7 @@ export function registerDaemon(program: Command): void {
     .option('--http <host:port>', 'serve the web view and the HTTP API there (off by default; loopback, or TLS, or --http-insecure)')
     .option('--tls-cert <file>', 'PEM certificate for --http (with --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --http (with --tls-cert)')
+    .option('--replace', 'take over from the daemon running on this state directory: it detaches, this one adopts its jobs (the upgrade path)')
     .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
@@ -51,6 +54,7 @@ export function registerDaemon(program: Command): void {
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    if (flags.replace) await replaceRunningDaemon(stateDir, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     daemon = await Daemon.start({
       stateDir,
       maxRunning: flags.maxRunning,

@@ -32,7 +32,8 @@ export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
   running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'continued', 'quiet-child-busy', 'quiet-tool-in-flight'],
   blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
-  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted'],
+  // lost: whoever held the job's terminal (the PTY host) died, and the child with it.
+  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted', 'lost'],
 };
 
 const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {

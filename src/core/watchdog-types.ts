@@ -70,6 +70,10 @@ export type Signal =
       readonly signal: string | null;
       /** Why the supervisor stopped it, when it did (`timeout`, `cancelled`, `budget:wall`). */
       readonly stoppedFor?: string;
+      /** Said with the reason (why a job was lost). */
+      readonly detail?: string;
+      /** When it exited, if before now (seen by the PTY host while no daemon watched). */
+      readonly at?: number;
     };
 
 export type ActionKind = 'answer' | 'escalate' | 'nudge' | 'stop';

@@ -39,14 +39,28 @@ interface Candidate {
 
 interface Episode {
   readonly code: string;
-  readonly key: string;
+  key: string;
   readonly since: number;
   /** When the job was blocked on it. */
   readonly at: number;
+  /**
+   * Resumed from the board after a daemon restart, until the first screen:
+   * that screen tells which prompt or dialog it is (its key), and nothing
+   * before it may end the block.
+   */
+  resuming?: boolean;
+}
+
+/** A job's state as the board kept it, for a watchdog that takes over a job already running (an adopted one). */
+export interface ResumePoint {
+  readonly state: 'running' | 'blocked';
+  readonly reason: Reason;
+  /** When the board's last transition was. */
+  readonly since: number;
 }
 
 export class Watchdog {
-  private readonly sm: TaskStateMachine;
+  private sm: TaskStateMachine;
   private readonly progress = new Progress();
   private readonly listeners: WatchdogListener[] = [];
   private readonly actionLog: Action[] = [];
@@ -120,6 +134,25 @@ export class Watchdog {
     this.move('running', { code: 'started' }, now);
   }
 
+  /**
+   * Takes over a job another daemon supervised (adopted from the PTY host
+   * after a restart), in the state the board has, silently: the board, the
+   * pages and the evidence have it already. A block stays the same episode
+   * (no new action, no new page) if the first screen still shows it.
+   */
+  resume(r: ResumePoint): void {
+    const now = this.clock.now();
+    const t = Math.min(r.since, now);
+    this.progress.start(now);
+    // Its history starts when the board's last move was: an exit seen meanwhile comes after it.
+    this.sm = new TaskStateMachine(t);
+    this.sm.transition('running', r.state === 'running' ? r.reason : { code: 'started' }, t);
+    if (r.state !== 'blocked') return;
+    this.sm.transition('blocked', r.reason, t);
+    const key = r.reason.code === 'agent-waiting' ? `agent:${r.reason.detail ?? ''}` : r.reason.code;
+    this.episode = { code: r.reason.code, key, since: t, at: t, resuming: true };
+  }
+
   observe(signal: Signal): void {
     if (this.sm.state === 'done') return;
     const now = this.clock.now();
@@ -155,7 +188,7 @@ export class Watchdog {
         if (signal.action !== 'cancel') this.onPerson(signal.by, now);
         break;
       case 'exit':
-        this.onExit(signal.exitCode, signal.signal, now, signal.stoppedFor);
+        this.onExit(signal, Math.max(signal.at ?? now, this.sm.history.at(-1)!.t));
         return;
     }
     this.evaluate(now);
@@ -188,13 +221,35 @@ export class Watchdog {
   private onScreen(snap: ScreenSnapshot, now: number): void {
     const changed = snap.fingerprint !== this.screen?.fingerprint;
     this.screen = snap;
-    const fresh = changed && this.progress.screenChanged(snap.fingerprint, now);
+    const resuming = this.episode?.resuming === true;
+    // The screen rebuilt after a restart is what was there, not something new.
+    const fresh = changed && this.progress.screenChanged(snap.fingerprint, now) && !resuming;
     const m = matchPrompt(snap, this.rules.prompts);
     const key = m ? `${m.rule.id}\n${m.text}` : undefined;
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
+    if (resuming) this.resumeOn(m, snap);
     this.onDialog(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
     if (fresh && this.sm.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
+  }
+
+  /**
+   * The first screen of a resumed block: the prompt (or dialog) it names, if
+   * it is still there, is the block's own, settled since the block began.
+   * If it is gone, the next evaluate ends the block as any cleared prompt.
+   */
+  private resumeOn(m: PromptMatch | undefined, snap: ScreenSnapshot): void {
+    const e = this.episode!;
+    e.resuming = false;
+    if (e.code === 'prompt' && m && this.candidate && m.rule.id === this.sm.reason.rule) {
+      e.key = this.candidate.key;
+      this.candidate = { ...this.candidate, since: e.since };
+    }
+    const d = e.code === 'unknown-dialog' && !m ? detectDialog(snap) : undefined;
+    if (d) {
+      e.key = dialogKey(d);
+      this.dialog = { key: e.key, match: d, since: e.since };
+    }
   }
 
   /**
@@ -234,9 +289,9 @@ export class Watchdog {
     if (busy && this.sm.state === 'blocked' && this.sm.reason.code === 'hung') this.wake('proc', now);
   }
 
-  private onExit(exitCode: number | null, signal: string | null, now: number, stoppedFor?: string): void {
-    const code = stoppedFor ?? (signal ? 'signal' : 'exit');
-    const reason: Reason = { code, exitCode, signal };
+  private onExit(s: Extract<Signal, { kind: 'exit' }>, now: number): void {
+    const code = s.stoppedFor ?? (s.signal ? 'signal' : 'exit');
+    const reason: Reason = { code, exitCode: s.exitCode, signal: s.signal, ...(s.detail ? { detail: s.detail } : {}) };
     this.candidate = undefined;
     this.move('done', reason, now);
   }
@@ -261,6 +316,8 @@ export class Watchdog {
   }
 
   private evaluate(now: number): void {
+    // A resumed block waits for its first screen: without one, every prompt looks gone.
+    if (this.episode?.resuming) return;
     this.checkAnswerTookEffect(now);
     const c = this.candidate;
     if (c && now - c.since >= this.settleFor(c)) {

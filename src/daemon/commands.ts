@@ -4,6 +4,7 @@
  * usage. Handlers with more than a few lines live in commands/.
  */
 import { z } from 'zod';
+import type { StopMode } from './daemon.js';
 import { keySequence } from '../pty/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
@@ -195,12 +196,13 @@ export const COMMANDS = [
   }),
   defineCommand({
     name: 'stop',
-    usage: '{now?}',
+    usage: '{now?, detach?}',
     role: 'local',
     result: R.stoppingSchema,
-    args: z.strictObject({ now: z.boolean().optional() }),
+    args: z.strictObject({ now: z.boolean().optional(), detach: z.boolean().optional() }),
     handler: (d, a) => {
-      const mode: 'now' | 'drain' = a.now === true ? 'now' : 'drain';
+      if (a.now === true && a.detach === true) throw new InputError('--now stops the jobs and --detach leaves them running: give one of them');
+      const mode: StopMode = a.now === true ? 'now' : a.detach === true ? 'detach' : 'drain';
       setImmediate(() => void d.stop(mode));
       return { stopping: mode, running: d.runningCount };
     },

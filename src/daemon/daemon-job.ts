@@ -22,6 +22,9 @@ import type { JobWarning } from '../supervisor/tree-agent.js';
 import { BoardSink } from './board-sink.js';
 import type { JobHandle } from './job-slot.js';
 import { PageSink } from './page-sink.js';
+import { toReason } from '../board/reasons.js';
+import type { ResumePoint } from '../core/watchdog.js';
+import type { JobTerminal } from '../supervisor/job-terminal.js';
 
 export interface DaemonJobDeps {
   readonly board: Board;
@@ -39,6 +42,12 @@ export interface DaemonJobDeps {
   readonly onDiskProblem: (job: DaemonJob, file: string, e: Error) => void;
   /** The agent's version held against the rules (a newer one is said on the daemon's stderr). */
   readonly onCoverage?: (rec: JobRecord, c: RulesCoverage) => void;
+}
+
+/** Where the job's terminal comes from, and for an adopted job the board's word on where it was. */
+export interface JobLaunch {
+  readonly terminal: JobTerminal;
+  readonly adopt?: boolean;
 }
 
 const BUDGET_CHECK_MS = 1_000;
@@ -65,8 +74,10 @@ export class DaemonJob implements JobHandle {
   }
 
   /** The job's sinks exist before its PTY does: a job that ends at once still reaches the board. */
-  static async start(rec: JobRecord, deps: DaemonJobDeps): Promise<DaemonJob> {
+  static async start(rec: JobRecord, deps: DaemonJobDeps, how: JobLaunch): Promise<DaemonJob> {
     const job = new DaemonJob(rec, deps);
+    const resume = how.adopt ? resumePoint(rec, deps.board, deps.now()) : undefined;
+    if (resume) job.pages.resume(resume.point.state === 'blocked');
     const paths = createJobDir(deps.stateDir, rec.id);
     const { id: _id, ...files } = paths;
     deps.board.update(rec.id, { paths: files });
@@ -91,9 +102,11 @@ export class DaemonJob implements JobHandle {
         ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
         // The board first: a page's reader finds the row already moved.
         sinks: [job.row, job.pages],
+        terminal: how.terminal,
+        ...(resume ? { resume } : {}),
       },
     );
-    if (rec.resume_from?.by) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
+    if (rec.resume_from?.by && !resume) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
     job.budgetTimer = setInterval(() => job.guarded('budget check', () => job.checkBudgets()), BUDGET_CHECK_MS);
     job.budgetTimer.unref();
     void job.live.finished.finally(() => clearInterval(job.budgetTimer));
@@ -191,6 +204,12 @@ export class DaemonJob implements JobHandle {
     this.live.kill('SIGKILL');
   }
 
+  /** Lets go without stopping it: it runs on in the PTY host for the next daemon (shutdown --detach). */
+  detach(): Promise<void> {
+    clearInterval(this.budgetTimer);
+    return this.live.detach();
+  }
+
   suspendRecording(why: string): void {
     this.live.suspendRecording(why);
   }
@@ -233,6 +252,14 @@ export class DaemonJob implements JobHandle {
     this.pages.pageStop(cause, `${cause}: ${detail}`);
     void this.live.stop(cause);
   }
+}
+
+/** The board's state of a job the previous daemon ran, for the watchdog that takes it over. */
+function resumePoint(rec: JobRecord, board: Board, now: number): { point: ResumePoint; startedAt: number } {
+  if (rec.state !== 'running' && rec.state !== 'blocked') throw new Error(`job ${rec.name} is ${rec.state}; only a running or blocked job can be adopted`);
+  const last = board.transitions(rec.id).at(-1);
+  const since = last ? Date.parse(last.time) : now;
+  return { point: { state: rec.state, reason: toReason(rec.reason), since }, startedAt: rec.started ? Date.parse(rec.started) : since };
 }
 
 /**

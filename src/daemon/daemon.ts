@@ -1,8 +1,10 @@
 /**
  * The daemon: one per state directory. Owns the board, the pager, the
- * control socket, the rules bundles and every running job's PTY. Jobs live
- * in this process: if the daemon dies its jobs get SIGHUP and die too, and
- * the next daemon ends them done/interrupted (recover.ts).
+ * control socket, the rules bundles and the supervision of every job. The
+ * jobs' PTYs live in the PTY host (host-link.ts), so a daemon that dies,
+ * restarts or is replaced leaves them running; the next daemon adopts them
+ * (adopt.ts). Only jobs the host no longer has (it died too: a reboot) are
+ * ended done/interrupted (recover.ts).
  */
 import { existsSync } from 'node:fs';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
@@ -27,7 +29,10 @@ import { redactorFor } from '../notify/secrets.js';
 import { daemonLogger } from './log.js';
 import { DaemonLock } from './lock.js';
 import { daemonPaths, ensureRunDir, type DaemonPaths } from './paths.js';
-import { recoverCrashedJobs } from './recover.js';
+import { endOrphans, planRecovery } from './adopt.js';
+import { HostLink } from './host-link.js';
+import { hostEvents } from './host-events.js';
+import type { JobLaunch } from './daemon-job.js';
 import { ControlServer } from './server.js';
 import { handlers } from './handlers.js';
 import type { ListenPlan } from '../web/listen.js';
@@ -50,6 +55,21 @@ export interface DaemonOptions {
   readonly http?: ListenPlan | null;
   /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
   readonly onProblem?: (message: string) => void;
+  /** Extra arguments for a PTY host this daemon starts (tests: a short --idle). */
+  readonly ptyhostArgs?: string[];
+}
+
+/**
+ * drain: finish running jobs, then exit. now: stop them (the ladder), then
+ * exit. detach: leave them running in the PTY host for the next daemon.
+ */
+export type StopMode = 'drain' | 'now' | 'detach';
+
+/** A second stop request can only make the first one firmer (a drain becomes now); detach is its own. */
+function strongerStop(current: StopMode | undefined, asked: StopMode): StopMode {
+  if (current === 'now' || asked === 'now') return 'now';
+  if (current === 'detach' || asked === 'detach') return 'detach';
+  return 'drain';
 }
 
 /**
@@ -68,7 +88,7 @@ export class Daemon {
   readonly paths: DaemonPaths;
   /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
   startup: StartupReport = { notifiers: '', warnings: [] };
-  private stopping: 'drain' | 'now' | undefined;
+  private stopping: StopMode | undefined;
   private timer: NodeJS.Timeout | undefined;
   private forceTimer: NodeJS.Timeout | undefined;
   private readonly stopped: Promise<void>;
@@ -95,6 +115,8 @@ export class Daemon {
     private readonly server: ControlServer,
     /** People, tokens, login codes and sessions of the web view (the board's database), and its audit log. */
     readonly webAuth: WebAuth,
+    /** The PTY host that holds every job's terminal. */
+    private readonly host: HostLink,
   ) {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
@@ -142,10 +164,11 @@ export class Daemon {
       const onError = (e: unknown) => daemonLog.error({ err: e }, 'request failed');
       const server = new ControlServer(commands, onError);
       const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
-      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth);
+      const host = new HostLink(opts.stateDir, hostEvents(daemonLog, opts), opts.ptyhostArgs ?? []);
+      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth, host);
       // public_url is how a phone reaches the view; it wins over the --http address for every link.
       daemon.webBaseUrl = notify.links?.publicUrl ?? null;
-      daemon.recover();
+      await daemon.recover();
       if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
       await server.listen(paths.socket);
       // Links are minted for public_url whatever serves it; with no --http here they lead to this daemon only through another.
@@ -156,6 +179,7 @@ export class Daemon {
       log.info({ stateDir: opts.stateDir, maxRunning: opts.maxRunning, notifiers: daemon.startup.notifiers }, 'daemon started');
       return daemon;
     } catch (e) {
+      daemon?.host.close();
       await daemon?.web?.close();
       await bundles?.dispose();
       lock.release();
@@ -173,11 +197,20 @@ export class Daemon {
     return this.stopped;
   }
 
-  /** The previous daemon's jobs died with it: end them for good (board, pages, their files). Queued jobs stay queued. */
-  private recover(): void {
-    for (const r of recoverCrashedJobs(this.board, this.pager, Date.now())) {
-      this.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, problems: r.problems }, 'job was running when the daemon died; marked interrupted');
+  /**
+   * The previous daemon's jobs: those the PTY host still holds (running, or
+   * ended while no daemon watched) are adopted and go on in the state the
+   * board has; the rest died with their host and are ended for good (board,
+   * pages, their files). Queued jobs stay queued.
+   */
+  private async recover(): Promise<void> {
+    const plan = await planRecovery(this.board, this.host);
+    for (const id of plan.strays) this.log.warn({ job: id }, 'the PTY host runs a job the board does not have running; left to the host');
+    for (const rec of plan.adopt) void this.launch(rec, { terminal: this.host.adopter(), adopt: true });
+    for (const r of endOrphans(this.board, this.pager, plan, Date.now())) {
+      this.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');
     }
+    if (plan.adopt.length) this.log.info({ jobs: plan.adopt.map((j) => j.name) }, 'adopted jobs from the PTY host');
   }
 
   private loop(): void {
@@ -198,7 +231,7 @@ export class Daemon {
     for (const rec of this.board.runnable(now)) {
       if (this.slots.size >= this.opts.maxRunning) break;
       if (this.slots.has(rec.id)) continue;
-      void this.launch(rec);
+      void this.launch(rec, { terminal: this.host.spawner });
     }
   }
 
@@ -213,7 +246,7 @@ export class Daemon {
    * The slot is held from here until the job has ended or failed to start,
    * whatever happens in between: `finally` gives it back.
    */
-  private async launch(rec: JobRecord): Promise<void> {
+  private async launch(rec: JobRecord, how: JobLaunch): Promise<void> {
     const starting: StartingSlot = { state: 'starting', cancelled: false };
     this.slots.set(rec.id, starting);
     try {
@@ -232,14 +265,15 @@ export class Daemon {
           // The job's own log has it too; a person watching the daemon should see a newer agent at once.
           if (c.covered === false) this.opts.onProblem?.(`job ${job.name}: ${c.note}`);
         },
-      });
+      }, how);
       // Started while the disk is full: no recording, the room left belongs to the board.
       if (this.disk.full) job.suspendRecording('disk full');
       this.slots.set(rec.id, { state: 'live', job });
-      this.log.info({ job: rec.id, name: rec.name, command: rec.command }, 'job started');
+      this.log.info({ job: rec.id, name: rec.name, command: rec.command }, how.adopt ? 'job adopted' : 'job started');
       // Cancelled, or the daemon told to stop now, while it was still starting.
       if (starting.cancelled) void job.stop('cancelled');
       else if (this.stopping === 'now') void job.stop('interrupted');
+      else if (this.stopping === 'detach') return await job.detach();
       await job.finished;
       this.log.info({ job: rec.id, name: rec.name, exit: job.exit }, 'job ended');
     } catch (e) {
@@ -315,9 +349,13 @@ export class Daemon {
    * now: also stop running jobs gracefully (interrupt, terminate, kill), and
    * exit by FORCE_AFTER_MS + FORCE_GRACE_MS whatever state they are in.
    */
-  async stop(mode: 'drain' | 'now'): Promise<void> {
-    this.stopping = mode === 'now' || this.stopping === 'now' ? 'now' : 'drain';
+  async stop(mode: StopMode): Promise<void> {
+    this.stopping = strongerStop(this.stopping, mode);
     this.log.info({ mode: this.stopping, running: this.runningCount, starting: this.slots.size - this.runningCount }, 'daemon stopping');
+    if (this.stopping === 'detach') {
+      await this.detachAll();
+      return this.stopped;
+    }
     if (this.stopping === 'now') {
       for (const j of this.running()) void j.stop('interrupted');
       this.forceTimer ??= setTimeout(() => void this.force(), FORCE_AFTER_MS);
@@ -325,6 +363,21 @@ export class Daemon {
     // Jobs still starting count too: their records must land before the board closes.
     if (this.slots.size === 0) await this.shutdown();
     return this.stopped;
+  }
+
+  /**
+   * detach: let go of every live job without stopping it (they run on in the
+   * PTY host, the board keeps them running or blocked for the next daemon to
+   * adopt), flush the pages, exit. A job still starting is let go of as soon
+   * as it is live (launch).
+   */
+  private async detachAll(): Promise<void> {
+    for (const j of this.running()) {
+      this.slots.delete(j.id);
+      await j.detach().catch((e: unknown) => this.log.error({ job: j.id, err: e }, 'detaching the job failed'));
+    }
+    this.log.info({ starting: this.slots.size }, 'jobs left running in the PTY host');
+    if (this.slots.size === 0) await this.shutdown();
   }
 
   /** The graceful stop ran out of time: kill what is left, say so on the board, exit. */
@@ -354,6 +407,7 @@ export class Daemon {
     await this.webAuth.close();
     await this.bundles.dispose();
     this.disk.dispose();
+    this.host.close();
     this.board.close();
     this.loopDelay.stop();
     this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');

@@ -41,6 +41,16 @@ export class PageSink implements JobSink {
     return this.pagedBlock;
   }
 
+  /**
+   * An adopted job: page keys go on from the outbox's last episode, and a
+   * job the board has blocked is still in the block that episode paged for,
+   * so no second page goes out and a page's Decline still matches it.
+   */
+  resume(blocked: boolean): void {
+    this.episode = this.deps.pager.lastEpisode(this.id);
+    this.pagedBlock = blocked && this.episode > 0 ? `${this.id}:${this.episode}` : null;
+  }
+
   event(e: JobEvent): void {
     if (e.kind === 'transition') this.transition(e.transition);
     else if (e.kind === 'action') this.action(e.action);
@@ -73,15 +83,16 @@ export class PageSink implements JobSink {
 
   /** A job that ended on its own without success (exit ≠ 0, a signal) pages: a person expects to hear of it. */
   private pageFailure(t: Transition): void {
-    const how = t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    const how = t.reason.code === 'lost' ? `lost: ${t.reason.detail ?? 'its terminal is gone'}` : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
     this.deps.pager.page({
       ...this.pageBase(),
-      key: `${this.id}:failed`,
-      kind: 'failed',
+      key: `${this.id}:${t.reason.code === 'lost' ? 'lost' : 'failed'}`,
+      kind: t.reason.code === 'lost' ? 'lost' : 'failed',
       state: 'done',
       reason: t.reason.code,
-      prompt: `${this.record.name} failed: ${how}`,
-      urgent: false,
+      prompt: t.reason.code === 'lost' ? `${this.record.name} ${how}` : `${this.record.name} failed: ${how}`,
+      // A lost job went unseen: the person may want to start it again tonight.
+      urgent: t.reason.code === 'lost',
       answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name),
     }, this.deps.redact);
   }
@@ -135,5 +146,5 @@ export class PageSink implements JobSink {
 
 /** Ended by itself (not stopped by nightshift or a person) and did not succeed. */
 function failedOnItsOwn(r: Transition['reason']): boolean {
-  return (r.code === 'exit' || r.code === 'signal') && !isSuccess(r);
+  return r.code === 'lost' || ((r.code === 'exit' || r.code === 'signal') && !isSuccess(r));
 }

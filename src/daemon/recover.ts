@@ -39,10 +39,14 @@ export interface Recovered {
   readonly problems: string[];
 }
 
-export function recoverCrashedJobs(board: Board, pager: Pager, now: number): Recovered[] {
-  const orphans = board.list().filter((j) => j.state === 'running' || j.state === 'blocked');
-  const survived = killSurvivors(orphans.map((j) => j.id));
-  return board.recoverAfterCrash(now, (id) => (survived.has(id) ? SURVIVOR_REASON : CRASH_REASON)).map((job) => {
+/** `only`: the jobs whose terminal is gone (default: every running or blocked one); `reason` overrides the crash reasons. */
+export function recoverCrashedJobs(board: Board, pager: Pager, now: number, only?: ReadonlySet<string>, reason?: JobReason): Recovered[] {
+  const orphans = board.list().filter((j) => (j.state === 'running' || j.state === 'blocked') && (!only || only.has(j.id)));
+  if (orphans.length === 0) return [];
+  // A job a host of another version still runs is not ours to kill.
+  const survived = reason ? new Set<string>() : killSurvivors(orphans.map((j) => j.id));
+  const ids = new Set(orphans.map((j) => j.id));
+  return board.recoverAfterCrash(now, (id) => reason ?? (survived.has(id) ? SURVIVOR_REASON : CRASH_REASON), ids).map((job) => {
     const transitions = board.transitions(job.id);
     const was = transitions.at(-2);
     const problems: string[] = [];
@@ -56,7 +60,7 @@ export function recoverCrashedJobs(board: Board, pager: Pager, now: number): Rec
     const lastPrompt = job.paths ? openEpisode(job.paths.evidence) : undefined;
     step('pages', () => {
       pager.resolve(job.id);
-      pager.page(interruptedPage(job, was, lastPrompt?.record, now), redactorFor(job.env));
+      pager.page(interruptedPage(job, was, lastPrompt?.record, now, reason), redactorFor(job.env));
     });
     if (job.paths) {
       const paths = job.paths;
@@ -95,11 +99,12 @@ function openEpisode(file: string): { record: PromptRecord; open: boolean } | un
   return { record: last, open: !closed };
 }
 
-function interruptedPage(job: JobRecord, was: TransitionRecord | undefined, prompt: PromptRecord | undefined, now: number): Page {
+function interruptedPage(job: JobRecord, was: TransitionRecord | undefined, prompt: PromptRecord | undefined, now: number, reason?: JobReason): Page {
   const doing = was ? `${was.state} (${was.reason.code}${was.reason.rule ? ` ${was.reason.rule}` : ''})` : 'running';
   const blockedOn = was?.state === 'blocked' ? `; it was blocked on: ${prompt?.prompt ?? was.reason.code}` : '';
-  const text = `the daemon died while ${job.name} was ${doing}: ${job.command.join(' ')}${blockedOn}`;
-  return endedPage(job, 'interrupted', text, now, {
+  const what = reason ? `${job.name} is ${reason.code} (${reason.detail ?? ''}); it was ${doing}` : `the daemon died while ${job.name} was ${doing}`;
+  const text = `${what}: ${job.command.join(' ')}${blockedOn}`;
+  return endedPage(job, reason ? 'lost' : 'interrupted', text, now, {
     rule: was?.reason.rule ?? null,
     class: was?.reason.class ?? null,
     screen: was?.state === 'blocked' ? (prompt?.screen ?? []).slice(-8) : [],
@@ -132,7 +137,7 @@ function appendExitMarker(file: string, code: number, now: number): void {
 }
 
 function appendOutcome(file: string, job: JobRecord, episode: number, now: number): void {
-  appendFileSync(file, `${JSON.stringify({ type: 'outcome', episode, job: job.id, time: new Date(now).toISOString(), followed: 'interrupted' })}\n`);
+  appendFileSync(file, `${JSON.stringify({ type: 'outcome', episode, job: job.id, time: new Date(now).toISOString(), followed: job.reason.code })}\n`);
 }
 
 /** The time of the recording's last complete event, read from its last 64 KB (a recording may be large). */

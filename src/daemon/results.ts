@@ -181,7 +181,7 @@ export const cancelledSchema = z.object({ job: z.string(), cancelled: z.boolean(
 export const ackedSchema = z.object({ job: z.string(), acknowledged: z.number() });
 /** null when the client ended the attach itself (detach): the daemon's reply never came. */
 export const attachedSchema = z.object({ job: z.string(), state: jobStateSchema }).nullable();
-export const stoppingSchema = z.object({ stopping: z.enum(['drain', 'now']), running: z.number() });
+export const stoppingSchema = z.object({ stopping: z.enum(['drain', 'now', 'detach']), running: z.number() });
 
 /** Both ways assignable: the schema and the hand-written type describe the same record. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -11,6 +11,8 @@ export const PAGE_KINDS = [
   'probe',
   // A job that ended badly: exit ≠ 0 or a signal, could not start, its --after job failed, or the daemon died under it.
   'failed', 'start-failed', 'dependency-failed', 'interrupted',
+  // Its PTY host died (or one of another version holds it): the job is gone or out of reach.
+  'lost',
   // The state directory's disk is full: recordings and logs stop growing, the jobs go on.
   'disk',
 ] as const;

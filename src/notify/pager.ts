@@ -108,6 +108,16 @@ export class Pager {
     return this.outbox.add(page, names, now, releaseTime(this.config.quietHours, page, now));
   }
 
+  /** The highest episode number among the job's page keys (`<job>:<n>`); 0 when it has none. */
+  lastEpisode(job: string): number {
+    let last = 0;
+    for (const row of this.outbox.history(job)) {
+      const n = Number(row.key.slice(job.length + 1));
+      if (row.key.startsWith(`${job}:`) && Number.isInteger(n) && n > last) last = n;
+    }
+    return last;
+  }
+
   /** A person has seen it: no more pages or re-pages for the job's open episodes. Returns episodes acked. */
   ack(job: string): number {
     return this.outbox.close(job, 'acked', this.clock.now());

@@ -10,6 +10,10 @@ export interface PtyExit {
   exitCode: number;
   /** Signal name such as 'SIGTERM', or null for a normal exit. */
   signal: string | null;
+  /** ISO time the exit was seen, when another process saw it (the PTY host, while no daemon watched). */
+  at?: string;
+  /** No exit status: whoever held the terminal died, and the child with it. Why. */
+  lost?: string;
 }
 
 export interface Disposable {

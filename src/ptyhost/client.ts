@@ -9,7 +9,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../util/errors.js';
-import { FRAME, FrameDecoder, jsonFrame, parseJson, parseOutput, PTYHOST_VERSION, type AttachResult, type ErrorBody, type Frame, type Hello, type JobExit, type JobInfo, type Requests, type SpawnArgs, ptyhostSocket } from './protocol.js';
+import { FRAME, FrameDecoder, jsonFrame, parseJson, parseOutput, PTYHOST_VERSION, type AttachResult, type ErrorBody, type Frame, type Hello, type JobExit, type JobInfo, type NoteArgs, type Requests, type SpawnArgs, ptyhostSocket } from './protocol.js';
 
 export interface ConnectOptions {
   /** Start a host when none answers (default true). */
@@ -132,6 +132,10 @@ export class PtyHostClient {
     // Handlers first: the host replays before it replies.
     this.attached.set(id, { onData, onExit });
     return this.request('attach', since === undefined ? { id } : { id, since });
+  }
+
+  note(a: NoteArgs): Promise<null> {
+    return this.request('note', a);
   }
 
   async detach(id: string): Promise<void> {

@@ -13,6 +13,14 @@ import type { JobExit, SpawnArgs } from './protocol.js';
 export interface HostedSpawnOptions extends PtySpawnOptions {
   /** asciicast v2 file the host appends the output to. */
   recording?: string;
+  /** More header fields for it (title, env). */
+  header?: Record<string, unknown>;
+  recordingCap?: number;
+}
+
+/** What `exited` gives for a job whose host died: no exit status, only why it is gone. */
+export interface LostExit extends JobExit {
+  lost: string;
 }
 
 export class HostedPty implements PtyPort {
@@ -24,7 +32,9 @@ export class HostedPty implements PtyPort {
    * until the turn of the event loop after the factory resolved; a caller
    * that subscribes right after its await hears all of it, as with PtyHost.
    */
-  private held: Array<Buffer | JobExit> | undefined = [];
+  private held: Array<{ data: Buffer; offset: number } | JobExit> | undefined = [];
+  /** Where the attach's replay ended: output before it happened before this client came. */
+  private replayTo = 0;
   private exitInfo: JobExit | undefined;
   private exitSeen = false;
   private disposed = false;
@@ -41,7 +51,7 @@ export class HostedPty implements PtyPort {
   readonly exited: Promise<JobExit> = new Promise((r) => (this.resolveExit = r));
 
   private constructor(
-    private readonly client: PtyHostClient,
+    private client: PtyHostClient,
     readonly id: string,
   ) {}
 
@@ -62,12 +72,36 @@ export class HostedPty implements PtyPort {
     const r = await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since);
     p.pidValue = r.pid;
     p.fromValue = r.from;
+    p.replayTo = r.to;
     setImmediate(() => p.release());
     return p;
   }
 
   get pid(): number {
     return this.pidValue;
+  }
+
+  /**
+   * The connection ended but the host lives (it cut off a client that read
+   * nothing for seconds): go on over `client` from the first byte not yet
+   * received, so nothing is missed or repeated.
+   */
+  async reattach(client: PtyHostClient): Promise<void> {
+    this.client = client;
+    if (this.exitSeen || this.disposed) return;
+    await client.attach(this.id, (d, off) => this.received(d, off), (e) => this.ended(e), this.nextOffset);
+  }
+
+  /** The host died: the child went with it (its terminal hung up). `exited` resolves with why. */
+  lost(why: string): void {
+    if (this.exitSeen) return;
+    this.ended({ exitCode: 0, signal: null, at: new Date().toISOString(), lost: why } as LostExit);
+  }
+
+  /** An event of ours (input, a marker) in the recording the host writes; `stop` ends that recording. */
+  note(code: 'i' | 'm', data: string, stop = false): void {
+    if (!this.writable()) return;
+    this.send(this.client.note({ id: this.id, code, data, ...(stop ? { stop } : {}) }));
   }
 
   get running(): boolean {
@@ -129,9 +163,12 @@ export class HostedPty implements PtyPort {
   }
 
   private received(data: Buffer, offset: number): void {
-    this.nextOffset = offset + data.length;
+    // A reattach replays from nextOffset; anything before it (a frame in flight at the cut) was delivered already.
+    if (offset + data.length <= this.nextOffset) return;
+    if (offset < this.nextOffset) data = data.subarray(this.nextOffset - offset);
+    this.nextOffset = Math.max(this.nextOffset, offset) + data.length;
     // The client's buffer is a view of its socket chunk: a held one must be a copy.
-    if (this.held) this.held.push(Buffer.from(data));
+    if (this.held) this.held.push({ data: Buffer.from(data), offset });
     else this.deliver(data);
   }
 
@@ -145,9 +182,32 @@ export class HostedPty implements PtyPort {
     const held = this.held ?? [];
     this.held = undefined;
     for (const item of held) {
-      if (Buffer.isBuffer(item)) this.deliver(item);
+      if ('data' in item) this.deliver(item.data);
       else this.finish(item);
     }
+  }
+
+  /**
+   * Takes the replay out of what is held (call right after adopt resolved):
+   * the output the job printed before this attach, decoded, for its owner to
+   * rebuild the screen from. What came after stays, for onData.
+   */
+  takeReplay(): string {
+    const held = this.held ?? [];
+    const parts: string[] = [];
+    let i = 0;
+    for (; i < held.length; i++) {
+      const item = held[i]!;
+      if (!('data' in item) || item.offset >= this.replayTo) break;
+      const cut = Math.min(item.data.length, this.replayTo - item.offset);
+      parts.push(this.decoder.write(item.data.subarray(0, cut)));
+      if (cut < item.data.length) {
+        held[i] = { data: item.data.subarray(cut), offset: item.offset + cut };
+        break;
+      }
+    }
+    held.splice(0, i);
+    return parts.join('');
   }
 
   private deliver(data: Buffer): void {
@@ -182,7 +242,7 @@ export class HostedPty implements PtyPort {
 
 /** $TERM travels in the environment: the host names the terminal after env.TERM, as node-pty names it after `name`. */
 function spawnArgs(id: string, o: HostedSpawnOptions): SpawnArgs {
-  const { name, recording, ...rest } = o;
+  const { name, recording, header, recordingCap, ...rest } = o;
   const env = name === undefined ? rest.env : { ...rest.env, TERM: name };
-  return { ...rest, env, id, ...(recording ? { recording } : {}) };
+  return { ...rest, env, id, ...(recording ? { recording } : {}), ...(header ? { header } : {}), ...(recordingCap ? { recordingCap } : {}) };
 }

@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { resolveCommand } from '../pty/host.js';
 import { InputError } from '../util/errors.js';
-import type { JobExit, JobInfo, SpawnArgs } from './protocol.js';
+import type { JobExit, JobInfo, NoteArgs, SpawnArgs } from './protocol.js';
 import { CastAppender } from './recording.js';
 import { OutputRing } from './ring.js';
 
@@ -44,7 +44,8 @@ export class HostJob {
     checkDirectory(a.cwd);
     resolveCommand(a.command, a.cwd, a.env.PATH);
     const startMs = Date.now();
-    const recording = a.recording ? CastAppender.open(a.recording, { width: a.cols, height: a.rows, command: [a.command, ...a.args].join(' ') }, startMs) : undefined;
+    const header = { command: [a.command, ...a.args].join(' '), ...a.header, width: a.cols, height: a.rows };
+    const recording = a.recording ? CastAppender.open(a.recording, header, startMs, a.recordingCap) : undefined;
     try {
       const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
       return new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd);
@@ -85,6 +86,14 @@ export class HostJob {
     this.pty.kill(signal);
   }
 
+  /** A client's input or marker in the recording, between the output before and after it. */
+  note(n: NoteArgs): null {
+    if (n.code === 'i') this.recording?.input(n.data, Date.now());
+    else this.recording?.marker(n.data, Date.now());
+    if (n.stop) this.recording?.suspend();
+    return null;
+  }
+
   pauseFor(sink: JobSink): void {
     if (this.pausers.size === 0 && !this.exitInfo) this.pty.pause();
     this.pausers.add(sink);
@@ -105,7 +114,8 @@ export class HostJob {
   private onExit(exitCode: number, signal: number | undefined): void {
     const exit: JobExit = { exitCode, signal: signalName(signal), at: new Date().toISOString() };
     this.exitInfo = exit;
-    this.recording?.close(exit.signal ? `exit:${exit.signal}` : `exit:${exitCode}`, Date.now());
+    // The shell's number for it (128 + the signal), as the daemon's own recordings say it.
+    this.recording?.close(`exit:${signal ? 128 + signal : exitCode}`, Date.now());
     for (const s of this.sinks) s.exit(this, exit);
     this.onEnd(this);
     this.sinks.clear();

@@ -27,7 +27,7 @@ export function ptyhostSocket(stateDir: string): string {
  * operations or their meaning change; a nightshift upgrade that keeps it can
  * go on using a running host (the host rarely needs an upgrade).
  */
-export const PTYHOST_VERSION = 'nightshift-ptyhost/1';
+export const PTYHOST_VERSION = 'nightshift-ptyhost/2';
 
 export const FRAME = {
   /** host → client, first frame on every connection: {version, pid}. */
@@ -77,6 +77,10 @@ export interface SpawnArgs extends Omit<PtySpawnOptions, 'name'> {
   id: string;
   /** asciicast v2 file the host appends the output to (docs/README-ptyhost.md). */
   recording?: string;
+  /** More header fields for the recording (title, env); width, height and timestamp are the host's. */
+  header?: Record<string, unknown>;
+  /** Past this many bytes the recording gets a `recording-cap:` marker and no more output. */
+  recordingCap?: number;
 }
 
 /** What attach replays before going live: the buffer from `from` (≥ since) to `to`. */
@@ -95,6 +99,19 @@ export interface Requests {
   list: { args: Record<string, never>; result: JobInfo[] };
   attach: { args: { id: string; since?: number }; result: AttachResult };
   detach: { args: { id: string }; result: null };
+  /**
+   * An event of the client's own in the job's recording, in order with its
+   * output: 'i' input, 'm' a marker; `stop` ends the recording after it (a
+   * full disk elsewhere).
+   */
+  note: { args: NoteArgs; result: null };
+}
+
+export interface NoteArgs {
+  id: string;
+  code: 'i' | 'm';
+  data: string;
+  stop?: boolean;
 }
 
 export type Op = keyof Requests;

@@ -10,7 +10,7 @@
  * to be ours by ensureRunDir), which the kernel enforces on connect(2): only
  * our uid (and root) can reach it.
  */
-import { appendFileSync, chmodSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -44,13 +44,25 @@ const BATCH_BYTES = 128 * 1024;
 const jobId = z.string().min(1).max(512);
 const size = z.number().int().min(1).max(65535);
 const SCHEMAS = {
-  spawn: z.object({ id: jobId, command: z.string(), args: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()), cols: size, rows: size, recording: z.string().min(1).optional() }),
+  spawn: z.object({
+    id: jobId,
+    command: z.string(),
+    args: z.array(z.string()),
+    cwd: z.string(),
+    env: z.record(z.string(), z.string()),
+    cols: size,
+    rows: size,
+    recording: z.string().min(1).optional(),
+    header: z.record(z.string(), z.unknown()).optional(),
+    recordingCap: z.number().int().positive().optional(),
+  }),
   write: z.object({ id: jobId }),
   resize: z.object({ id: jobId, cols: size, rows: size }),
   kill: z.object({ id: jobId, signal: z.string() }),
   list: z.object({}),
   attach: z.object({ id: jobId, since: z.number().int().min(0).optional() }),
   detach: z.object({ id: jobId }),
+  note: z.object({ id: jobId, code: z.enum(['i', 'm']), data: z.string(), stop: z.boolean().optional() }),
 };
 /** `rid` numbers the request for its reply; the operation's own arguments (a job's `id` among them) sit apart in `args`. */
 const REQUEST = z.object({ rid: z.number().int(), op: z.enum(Object.keys(SCHEMAS) as [keyof typeof SCHEMAS]), args: z.unknown() });
@@ -62,6 +74,8 @@ export class PtyHostServer {
   private readonly conns = new Set<Conn>();
   private server: Server | undefined;
   private socketPath: string | undefined;
+  /** The socket file's inode: a daemon may move a host of another version aside and start one here, whose file this host must not remove. */
+  private socketIno: number | undefined;
   private idleSince: number | undefined;
 
   constructor(
@@ -72,12 +86,13 @@ export class PtyHostServer {
   async listen(path: string): Promise<void> {
     this.server = await listenPrivate(path, (s) => this.accept(s));
     this.socketPath = path;
+    this.socketIno = statSync(path).ino;
   }
 
   close(): void {
     this.server?.close();
     for (const c of this.conns) c.socket.destroy();
-    if (this.socketPath) rmSync(this.socketPath, { force: true });
+    if (this.socketPath && inode(this.socketPath) === this.socketIno) rmSync(this.socketPath, { force: true });
   }
 
   /** True once the host has had no client and nothing to hand over for idleMs. */
@@ -136,6 +151,8 @@ export class PtyHostServer {
         return this.attach(conn, this.job(a.id), a.since as number | undefined);
       case 'detach':
         return this.detach(conn, this.job(a.id));
+      case 'note':
+        return this.job(a.id).note(a as z.infer<typeof SCHEMAS.note>);
     }
   }
 
@@ -296,6 +313,14 @@ class Conn implements JobSink {
   private closed(): void {
     this.drained();
     this.host.forget(this);
+  }
+}
+
+function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,7 +6,7 @@
  * exit). A record is never rewritten; each line is one synchronous append,
  * done before any key is sent.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { exitStatus } from '../core/outcome.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
@@ -43,6 +43,18 @@ export class EvidenceLog {
     /** An append failed (a full disk); the record is lost and the caller told so. */
     private readonly onProblem?: (e: Error) => void,
   ) {}
+
+  /**
+   * An adopted job (the daemon restarted): numbering goes on from the
+   * file's last episode, and an episode left open stays open, so a person's
+   * later answer is its followup and its outcome closes it.
+   */
+  resume(): void {
+    const last = lastEpisode(this.path);
+    if (!last) return;
+    this.episode = last.episode;
+    if (last.open) this.openKey = RESUMED;
+  }
 
   /** False once an append failed: an answer must not be sent without its record. */
   ok = true;
@@ -120,6 +132,34 @@ export class EvidenceLog {
       this.onProblem?.(e as Error);
     }
   }
+}
+
+/** Stands for the key of an episode a previous daemon opened: no new action matches it. */
+const RESUMED = '\u0000resumed';
+
+/** The file's last episode number and whether it has no outcome yet; undefined for a file with none (or none at all). */
+export function lastEpisode(file: string): { episode: number; open: boolean; prompt: Record<string, unknown> | undefined } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let episode = 0;
+  let open = false;
+  let prompt: Record<string, unknown> | undefined;
+  for (const line of text.split('\n')) {
+    let r: { type?: string; episode?: number };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      continue; // a torn last line, or a blank one
+    }
+    if (typeof r.episode !== 'number') continue;
+    if (r.type === 'prompt' && r.episode >= episode) [episode, open, prompt] = [r.episode, true, r as Record<string, unknown>];
+    else if (r.type === 'outcome' && r.episode === episode) open = false;
+  }
+  return episode === 0 ? undefined : { episode, open, prompt };
 }
 
 function trimBlankTail(rows: readonly string[]): string[] {

@@ -2,13 +2,13 @@
 import type { Clock } from '../core/clock.js';
 import type { PtyPort } from '../pty/pty-port.js';
 import { keySequence } from '../pty/keys.js';
-import type { CastWriter } from '../record/cast-writer.js';
+import type { JobRecording } from '../record/job-recording.js';
 import type { PromptRule } from '../core/prompt-match.js';
 
 export class RecordedInput {
   constructor(
     private readonly pty: PtyPort,
-    private readonly cast: CastWriter,
+    private readonly cast: JobRecording,
     private readonly clock: Clock,
   ) {}
 

@@ -5,6 +5,7 @@
  * once through `problem` and the job goes on.
  */
 import { CastWriter } from '../record/cast-writer.js';
+import type { JobRecording } from '../record/job-recording.js';
 import type { DisposableStore } from '../util/lifecycle.js';
 import { castHeader } from './cast-header.js';
 import { EvidenceLog } from './evidence.js';
@@ -14,21 +15,25 @@ import { JobSummary } from './summary.js';
 
 export interface JobRecords {
   readonly log: Logger;
-  readonly cast: CastWriter;
+  readonly cast: JobRecording;
   readonly evidence: EvidenceLog;
   readonly summary: JobSummary;
 }
 
-export function openRecords(spec: JobSpec, opts: JobOptions, start: number, store: DisposableStore, problem: (file: string, e: Error) => void): JobRecords {
+/** `recording`: the terminal's own (the PTY host writes the file); otherwise this process writes it. */
+export function openRecords(spec: JobSpec, opts: JobOptions, start: number, store: DisposableStore, problem: (file: string, e: Error) => void, recording?: JobRecording): JobRecords {
   const p = opts.paths;
   const log = jobLogger(p.log, p.id, opts.redact, (e) => problem('log.jsonl', e));
   store.add(() => closeJobLogger(log));
-  const cast = CastWriter.open(p.recording, castHeader(spec, start), start, {
-    ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
-    onProblem: (e) => problem('recording.cast', e),
-  });
+  const cast =
+    recording ??
+    CastWriter.open(p.recording, castHeader(spec, start), start, {
+      ...(opts.recordingCap !== undefined ? { maxBytes: opts.recordingCap } : {}),
+      onProblem: (e) => problem('recording.cast', e),
+    });
   store.add(() => cast.close());
   const evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => problem('evidence.jsonl', e));
-  const summary = new JobSummary(p, spec, start, opts.redact, (e) => problem('summary.json', e));
+  const summary = new JobSummary(p, spec, start, opts.redact, (e) => problem('summary.json', e), opts.resume ? 'resume' : 'new');
+  if (opts.resume) evidence.resume();
   return { log, cast, evidence, summary };
 }

@@ -9,7 +9,7 @@
 import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { UnansweredWatch } from '../core/unanswered.js';
-import type { CastWriter } from '../record/cast-writer.js';
+import type { JobRecording } from '../record/job-recording.js';
 import type { EvidenceLog } from './evidence.js';
 import type { RecordedInput } from './job-input.js';
 import type { JobOptions } from './job-spec.js';
@@ -42,7 +42,7 @@ export class JobSinks {
 
 const iso = (t: number) => new Date(t).toISOString();
 
-export function recordingSink(cast: CastWriter): JobSink {
+export function recordingSink(cast: JobRecording): JobSink {
   return {
     event(e) {
       if (e.kind === 'output') cast.output(e.t, e.data);

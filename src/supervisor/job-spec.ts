@@ -6,7 +6,8 @@ import type { OnUnanswered } from '../core/unanswered.js';
 import type { Transition } from '../core/task-state.js';
 import type { Action, WatchdogConfig } from '../core/watchdog-types.js';
 import type { PromptRule } from '../core/prompt-match.js';
-import type { Watchdog } from '../core/watchdog.js';
+import type { ResumePoint, Watchdog } from '../core/watchdog.js';
+import type { JobTerminal } from './job-terminal.js';
 import type { Screen } from '../screen/screen.js';
 import type { ProbeProfile } from '../probes/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
@@ -69,6 +70,10 @@ export interface JobOptions {
   readonly onDiskProblem?: (file: string, e: Error) => void;
   /** The job's own on_unanswered; absent: its policy file's, if that has one. */
   readonly onUnanswered?: OnUnanswered | null;
+  /** Where the PTY comes from (default: this process). */
+  readonly terminal?: JobTerminal;
+  /** An adopted job (the daemon restarted): the board's state to go on from, and when the job started. */
+  readonly resume?: { readonly point: ResumePoint; readonly startedAt: number };
 }
 
 /** What a reader of a live job's screen may use: the headless screen stays the job's. */

@@ -13,9 +13,10 @@ import { DisposableStore } from '../util/lifecycle.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs, type AnswerInput } from './person-acts.js';
-import { PtyHost } from '../pty/host.js';
 import type { PtyExit, PtyPort } from '../pty/pty-port.js';
-import type { CastWriter } from '../record/cast-writer.js';
+import type { JobRecording } from '../record/job-recording.js';
+import { localTerminal, type OpenedTerminal } from './job-terminal.js';
+import { castHeader } from './cast-header.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
@@ -42,7 +43,7 @@ export class LiveJob {
   private readonly watchdog: Watchdog;
   private readonly screenState: Screen;
   private readonly clock: Clock;
-  private readonly cast: CastWriter;
+  private readonly cast: JobRecording;
   private readonly typed: RecordedInput;
   private readonly feed: ScreenFeed;
   private readonly timer: DeadlineTimer;
@@ -66,6 +67,10 @@ export class LiveJob {
   private readonly unanswered: UnansweredDecline;
   private readonly startedAt: number;
   private readonly diskProblems = new Set<string>();
+  /** Let go of without stopping (shutdown --detach): the child runs on in the PTY host. */
+  private detached = false;
+  /** Adopted after a restart: the output it printed before, to rebuild the screen from. */
+  private readonly replay: string | undefined;
   readonly finished: Promise<PtyExit>;
 
   /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
@@ -74,21 +79,22 @@ export class LiveJob {
     private readonly opts: JobOptions,
     store: DisposableStore,
     private readonly launch: AgentLaunch,
+    opened: OpenedTerminal,
+    start: number,
   ) {
     this.store = store;
     const p = opts.paths;
     this.clock = opts.clock ?? new SystemClock();
-    const env = { ...launch.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
-    const pty = PtyHost.spawn({ command: spec.command, args: [...launch.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows });
+    const pty = opened.pty;
     this.pty = pty;
+    this.replay = opened.adopted?.replay;
     store.add(() => {
-      // A job released before it exited (a failed start) must not outlive its owner.
-      if (pty.running) pty.kill('SIGKILL');
+      // A job released before it exited (a failed start) must not outlive its owner; one let go of on purpose runs on.
+      if (pty.running && !this.detached) pty.kill('SIGKILL');
       pty.dispose();
     });
-    const start = this.clock.now();
     this.startedAt = start;
-    const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e));
+    const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e), opened.recording);
     this.log = log;
     this.cast = cast;
     this.evidence = evidence;
@@ -145,6 +151,8 @@ export class LiveJob {
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
     this.watchdog.listen({ transition: (transition) => this.emit({ kind: 'transition', transition }), action: (action) => this.emit({ kind: 'action', action }) });
     this.finished = this.pty.exited.then(async (e) => {
+      // The PTY host died under it: whatever stop was under way, the job is lost.
+      if (e.lost) this.stopCause = 'lost';
       // Teardown waits for the start to finish: an exit during start must not close what start is still opening.
       if (await this.startup) await this.onExit(e);
       return e;
@@ -161,7 +169,17 @@ export class LiveJob {
     const store = new DisposableStore();
     let job: LiveJob | undefined;
     try {
-      job = new LiveJob(spec, opts, store, await prepareLaunch(opts.agentKind, spec, opts.paths));
+      const p = opts.paths;
+      const launch = await prepareLaunch(opts.agentKind, spec, p);
+      const env = { ...launch.env, NIGHTSHIFT_EVENTS: p.events, NIGHTSHIFT_JOB_ID: p.id, NIGHTSHIFT_JOB_DIR: p.dir };
+      const clock = opts.clock ?? new SystemClock();
+      const start = opts.resume?.startedAt ?? clock.now();
+      const opened = await (opts.terminal ?? localTerminal).open({
+        id: p.id,
+        spawn: { command: spec.command, args: [...launch.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows },
+        recording: { path: p.recording, header: castHeader(spec, start), cap: opts.recordingCap },
+      });
+      job = new LiveJob(spec, { ...opts, clock }, store, launch, opened, start);
       await job.begin();
       job.startupDone(true);
       return job;
@@ -177,7 +195,14 @@ export class LiveJob {
     const wired = this.launch.args === spec.args ? {} : { launched_args: this.launch.args };
     this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
-    this.watchdog.start();
+    if (opts.resume) {
+      this.watchdog.resume(opts.resume.point);
+      this.log.info({ state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
+      // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
+      if (this.replay) this.feed.push(this.replay);
+    } else {
+      this.watchdog.start();
+    }
     this.agents.watchTree();
     this.pty.onData((data) => this.emit({ kind: 'output', t: this.clock.now(), data }));
     if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
@@ -252,6 +277,17 @@ export class LiveJob {
       stopLadder(this.pty, graceMs);
     }
     return this.finished;
+  }
+
+  /**
+   * Lets go of the job without stopping it (shutdown --detach): everything
+   * of ours is released, the child runs on in the PTY host, and no final
+   * record is written: the next daemon adopts it and writes them.
+   */
+  async detach(): Promise<void> {
+    this.detached = true;
+    this.startupDone(true);
+    await this.store.dispose();
   }
 
   /** No ladder: the daemon's last resort when a graceful stop ran out of time. */
@@ -379,13 +415,16 @@ export class LiveJob {
   private async writeFinalRecords(): Promise<void> {
     const e = this.exitInfo;
     if (!e) return;
-    const now = this.clock.now();
+    // An exit the PTY host saw while no daemon watched happened then, not now.
+    const now = e.at ? Math.min(Date.parse(e.at), this.clock.now()) : this.clock.now();
     this.emit({ kind: 'exit', t: now, code: shellExitCode(e) });
     this.watchdog.observe({
       kind: 'exit',
-      exitCode: e.signal ? null : e.exitCode,
+      exitCode: e.signal || e.lost ? null : e.exitCode,
       signal: e.signal,
+      at: now,
       ...(this.stopCause ? { stoppedFor: this.stopCause } : {}),
+      ...(e.lost ? { detail: e.lost } : {}),
     });
     const reason = this.watchdog.reason;
     // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.

@@ -2,6 +2,7 @@
 import { exitStatus } from '../core/outcome.js';
 import type { Reason, Transition } from '../core/task-state.js';
 import { redactDeep, type Redactor } from '../notify/secrets.js';
+import { readFileSync } from 'node:fs';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import type { JobPaths } from './job-dir.js';
 import type { JobSpec } from './live-job.js';
@@ -40,6 +41,8 @@ export class JobSummary {
     private readonly redact?: Redactor,
     /** A rewrite failed (a full disk): the previous summary.json stays whole (atomic rename). */
     private readonly onProblem?: (e: Error) => void,
+    /** 'resume': an adopted job; its transitions so far are kept from the file. */
+    mode: 'new' | 'resume' = 'new',
   ) {
     this.data = {
       id: paths.id,
@@ -59,7 +62,21 @@ export class JobSummary {
         evidence: paths.evidence,
       },
     };
+    if (mode === 'resume') this.keepFrom(paths.summary);
     this.write();
+  }
+
+  /** What the previous daemon wrote of this job (a file that will not read leaves a fresh summary). */
+  private keepFrom(file: string): void {
+    try {
+      const old = JSON.parse(readFileSync(file, 'utf8')) as Partial<typeof this.data>;
+      if (typeof old.started === 'string') this.data.started = old.started;
+      if (Array.isArray(old.transitions)) this.data.transitions = old.transitions;
+      if (typeof old.state === 'string') this.data.state = old.state;
+      if (typeof old.reason === 'string') this.data.reason = old.reason;
+    } catch {
+      // Missing or torn: the board still has every transition.
+    }
   }
 
   transition(t: Transition): void {

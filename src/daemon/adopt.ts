@@ -1,0 +1,46 @@
+/**
+ * At start, what becomes of the jobs the board has running or blocked
+ * (the previous daemon's): a job the PTY host still holds is adopted; one
+ * it does not died with its host (a reboot, a host killed) and is ended
+ * interrupted; while a host of another version holds the directory, the
+ * jobs it may hold are out of reach and ended lost, and left running.
+ */
+import type { Board } from '../board/board.js';
+import type { JobReason, JobRecord } from '../board/types.js';
+import type { Pager } from '../notify/pager.js';
+import type { HostLink } from './host-link.js';
+import { recoverCrashedJobs, type Recovered } from './recover.js';
+
+export interface RecoveryPlan {
+  readonly adopt: JobRecord[];
+  /** Gone with their host: ended done/interrupted. */
+  readonly gone: JobRecord[];
+  /** Host jobs still running that the board does not have running: nobody's to supervise. */
+  readonly strays: string[];
+  /** Pids of hosts of another version (moved aside): the gone jobs may run on there. */
+  readonly otherHosts: number[];
+}
+
+export async function planRecovery(board: Board, host: HostLink): Promise<RecoveryPlan> {
+  const orphans = board.list().filter((j) => j.state === 'running' || j.state === 'blocked');
+  const held = await host.list();
+  const byId = new Map(held.map((h) => [h.id, h]));
+  const mine = new Set(orphans.map((j) => j.id));
+  return {
+    adopt: orphans.filter((j) => byId.has(j.id)),
+    gone: orphans.filter((j) => !byId.has(j.id)),
+    strays: held.filter((h) => h.exit === null && !mine.has(h.id)).map((h) => h.id),
+    otherHosts: [...host.otherHosts],
+  };
+}
+
+export function endOrphans(board: Board, pager: Pager, plan: RecoveryPlan, now: number): Recovered[] {
+  if (plan.gone.length === 0) return [];
+  const ids = new Set(plan.gone.map((j) => j.id));
+  if (plan.otherHosts.length === 0) return recoverCrashedJobs(board, pager, now, ids);
+  const lost: JobReason = {
+    code: 'lost',
+    detail: `a PTY host of another nightshift version (pid ${plan.otherHosts.join(', ')}) may still run it; this daemon cannot reach it (see run/ptyhost.<pid>.sock)`,
+  };
+  return recoverCrashedJobs(board, pager, now, ids, lost);
+}

@@ -1,0 +1,16 @@
+/**
+ * What a job's supervisor writes to its recording, whoever writes the file:
+ * the daemon itself (CastWriter) or the PTY host, which records the output
+ * and exit on its own and takes the supervisor's input and markers over its
+ * socket (../ptyhost/host-recording.ts).
+ */
+export interface JobRecording {
+  output(tMs: number, data: string): void;
+  input(tMs: number, data: string): void;
+  marker(tMs: number, label: string): void;
+  resize(tMs: number, cols: number, rows: number): void;
+  exit(tMs: number, code: number): void;
+  /** Stops recording with a last marker saying why. */
+  suspend(tMs: number, why: string): void;
+  close(): void;
+}
