@@ -193,11 +193,11 @@ export class LiveJob {
   private async begin(): Promise<void> {
     const { spec, opts } = this;
     const wired = this.launch.args === spec.args ? {} : { launched_args: this.launch.args };
-    this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
+    if (!opts.resume) this.log.info({ command: spec.command, args: spec.args, ...wired, cwd: spec.cwd, pid: this.pty.pid }, 'job started');
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     if (opts.resume) {
       this.watchdog.resume(opts.resume.point);
-      this.log.info({ state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
+      this.log.info({ pid: this.pty.pid, state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
       // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
       if (this.replay) this.feed.push(this.replay);
     } else {

@@ -316,7 +316,7 @@ describe('nightshift ptyhost', () => {
     await new Promise<void>((r) => fake.listen(sock, r));
     const err = await PtyHostClient.connect(state, { start: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PtyHostVersionError);
-    expect((err as Error).message).toMatch(/the PTY host at .*ptyhost\.sock \(pid 4242\) speaks "nightshift-ptyhost\/0", this nightshift speaks "nightshift-ptyhost\/1"; refusing to use it\. It keeps serving its jobs/);
+    expect((err as Error).message).toMatch(/the PTY host at .*ptyhost\.sock \(pid 4242\) speaks "nightshift-ptyhost\/0", this nightshift speaks "nightshift-ptyhost\/2"; refusing to use it\. It keeps serving its jobs/);
   });
 
   it('exits by itself once it has no client, no job and no exit to hand over', async () => {

@@ -268,6 +268,11 @@ export class DaemonProc {
     );
   }
 
+  /** The pid of the PTY host serving this state directory (its lock file), or null when none runs. */
+  hostPid(): number | null {
+    return ptyhostPid(this.state);
+  }
+
   /** Sends a signal to the daemon (by its pid). */
   signal(sig: NodeJS.Signals): void {
     if (!this.proc.exited) this.proc.child.kill(sig);
@@ -322,6 +327,11 @@ export class Scope {
 
   async close(): Promise<void> {
     await Promise.all(this.daemons.splice(0).map((d) => d.stop()));
+    // Jobs outlive a killed daemon in their PTY host: the host's SIGTERM hangs them up.
+    for (const d of this.dirs) {
+      const pid = ptyhostPid(d);
+      if (pid !== null && processAlive(pid)) process.kill(pid, 'SIGTERM');
+    }
     await Promise.all(this.servers.splice(0).map((s) => s.stop()));
     for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   }
@@ -345,6 +355,16 @@ export function testScopes(): (ctx: TestContext) => Scope {
     scopes.set(ctx.task.id, s);
     return s;
   };
+}
+
+/** The live PTY host's pid for a state directory, from run/ptyhost.lock; null when none. */
+export function ptyhostPid(state: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(state, 'run', 'ptyhost.lock'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The board read straight from board.sqlite (read-only), for when no daemon runs. */
