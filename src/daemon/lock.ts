@@ -53,8 +53,24 @@ export function lockOwner(path: string): number | null {
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A dead process its parent has not reaped still answers kill(0). The PTY
+ * host is detached, so once its daemon is gone its parent is whatever adopts
+ * orphans, and in a container that may never reap: a killed host would hold
+ * its lock forever. Linux only (/proc); elsewhere nothing is a zombie.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name in parentheses, which may itself hold ") ".
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }

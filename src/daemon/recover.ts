@@ -1,6 +1,6 @@
 /**
- * After the daemon died (kill -9, a crash, a power cut): its jobs died with
- * it (their PTYs hung up). The next daemon ends each such job's episode for
+ * After the daemon and its PTY host died (a power cut, a reboot, both
+ * killed): the jobs died with the host (their PTYs hung up). The next daemon ends each such job's episode for
  * good: the board says done/interrupted, the job's open pages are resolved
  * (nobody can answer a prompt whose process is gone), one page says what
  * was lost, and the job's own files are finished as the job would have
@@ -20,7 +20,7 @@ import { killSurvivors } from './survivors.js';
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */
 export const CRASH_REASON: JobReason = {
   code: 'interrupted',
-  detail: 'the daemon died while it ran; its terminal hung up',
+  detail: 'the daemon died while it ran and its PTY host with it (a reboot, a power cut); its terminal hung up',
   exit_code: 129,
   signal: 'SIGHUP',
 };
@@ -28,7 +28,7 @@ export const CRASH_REASON: JobReason = {
 /** It ignored the hang-up and ran on without its daemon: killed by the next one. */
 export const SURVIVOR_REASON: JobReason = {
   code: 'interrupted',
-  detail: 'the daemon died while it ran; it ignored the hang-up and was killed when the daemon restarted',
+  detail: 'the daemon and its PTY host died while it ran; it ignored the hang-up and was killed when the daemon restarted',
   exit_code: 137,
   signal: 'SIGKILL',
 };

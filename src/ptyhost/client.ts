@@ -9,7 +9,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../util/errors.js';
-import { FRAME, FrameDecoder, jsonFrame, parseJson, parseOutput, PTYHOST_VERSION, type AttachResult, type ErrorBody, type Frame, type Hello, type JobExit, type JobInfo, type NoteArgs, type Requests, type SpawnArgs, ptyhostSocket } from './protocol.js';
+import { FRAME, FrameDecoder, jsonFrame, parseJson, parseOutput, PTYHOST_VERSION, type AttachResult, type ErrorBody, type Frame, type Hello, type JobExit, type JobInfo, type NoteArgs, type RecordingProblem, type Requests, type SpawnArgs, ptyhostSocket } from './protocol.js';
 
 export interface ConnectOptions {
   /** Start a host when none answers (default true). */
@@ -49,6 +49,7 @@ export class PtyHostError extends Error {
 
 export type OnData = (data: Buffer, offset: number) => void;
 export type OnExit = (exit: JobExit) => void;
+export type OnProblem = (p: RecordingProblem) => void;
 
 interface Reply {
   rid: number;
@@ -66,7 +67,7 @@ interface Pending {
 export class PtyHostClient {
   private readonly decoder = new FrameDecoder();
   private readonly pending = new Map<number, Pending>();
-  private readonly attached = new Map<string, { onData: OnData; onExit: OnExit }>();
+  private readonly attached = new Map<string, { onData: OnData; onExit: OnExit; onProblem?: OnProblem }>();
   private readonly closeListeners = new Set<(e: Error) => void>();
   private nextId = 1;
   private closedWith: Error | undefined;
@@ -128,9 +129,9 @@ export class PtyHostClient {
    * `from` says which) and then live output; onExit once, when the job has
    * ended (at once for a job that already has).
    */
-  attach(id: string, onData: OnData, onExit: OnExit, since?: number): Promise<AttachResult> {
+  attach(id: string, onData: OnData, onExit: OnExit, since?: number, onProblem?: OnProblem): Promise<AttachResult> {
     // Handlers first: the host replays before it replies.
-    this.attached.set(id, { onData, onExit });
+    this.attached.set(id, { onData, onExit, ...(onProblem ? { onProblem } : {}) });
     return this.request('attach', since === undefined ? { id } : { id, since });
   }
 
@@ -184,6 +185,10 @@ export class PtyHostClient {
       return a?.onExit(e.exit);
     }
     if (f.type === FRAME.reply) return this.settle(body as Reply);
+    if (f.type === FRAME.problem) {
+      const p = body as { id: string } & RecordingProblem;
+      return this.attached.get(p.id)?.onProblem?.({ message: p.message, code: p.code });
+    }
   }
 
   private settle(r: Reply): void {

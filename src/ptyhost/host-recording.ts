@@ -25,6 +25,10 @@ export class HostRecording implements JobRecording {
     if (!this.off) this.pty.note('m', label);
   }
 
+  onProblem(cb: (e: Error) => void): void {
+    this.pty.onRecordingProblem(cb);
+  }
+
   suspend(_t: number, why: string): void {
     if (this.off) return;
     this.off = true;

@@ -25,6 +25,8 @@ export interface LostExit extends JobExit {
 
 export class HostedPty implements PtyPort {
   private readonly dataListeners = new Set<(data: string) => void>();
+  private readonly problemListeners = new Set<(e: Error) => void>();
+  private lastProblem: Error | undefined;
   private readonly decoder = new StringDecoder('utf8');
   /**
    * The host replays a job's buffer before it answers attach, so output
@@ -69,7 +71,7 @@ export class HostedPty implements PtyPort {
 
   private static async attach(client: PtyHostClient, id: string, since: number | undefined): Promise<HostedPty> {
     const p = new HostedPty(client, id);
-    const r = await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since);
+    const r = await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since, (e) => p.problem(e));
     p.pidValue = r.pid;
     p.fromValue = r.from;
     p.replayTo = r.to;
@@ -89,13 +91,25 @@ export class HostedPty implements PtyPort {
   async reattach(client: PtyHostClient): Promise<void> {
     this.client = client;
     if (this.exitSeen || this.disposed) return;
-    await client.attach(this.id, (d, off) => this.received(d, off), (e) => this.ended(e), this.nextOffset);
+    await client.attach(this.id, (d, off) => this.received(d, off), (e) => this.ended(e), this.nextOffset, (e) => this.problem(e));
   }
 
   /** The host died: the child went with it (its terminal hung up). `exited` resolves with why. */
   lost(why: string): void {
     if (this.exitSeen) return;
     this.ended({ exitCode: 0, signal: null, at: new Date().toISOString(), lost: why } as LostExit);
+  }
+
+  /** The host could not write the job's recording (a full disk): an Error with the errno code. Told of one that came before, too. */
+  onRecordingProblem(cb: (e: Error) => void): void {
+    this.problemListeners.add(cb);
+    if (this.lastProblem) cb(this.lastProblem);
+  }
+
+  private problem(p: { message: string; code: string | null }): void {
+    const e = Object.assign(new Error(`the PTY host could not write the recording: ${p.message}`), { code: p.code ?? undefined });
+    this.lastProblem = e;
+    for (const cb of this.problemListeners) cb(e);
   }
 
   /** An event of ours (input, a marker) in the recording the host writes; `stop` ends that recording. */

@@ -8,13 +8,14 @@ import { statSync } from 'node:fs';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { resolveCommand } from '../pty/host.js';
 import { InputError } from '../util/errors.js';
-import type { JobExit, JobInfo, NoteArgs, SpawnArgs } from './protocol.js';
+import type { JobExit, JobInfo, NoteArgs, RecordingProblem, SpawnArgs } from './protocol.js';
 import { CastAppender } from './recording.js';
 import { OutputRing } from './ring.js';
 
 export interface JobSink {
   output(job: HostJob, offset: number, data: Buffer): void;
   exit(job: HostJob, exit: JobExit): void;
+  problem(job: HostJob, p: RecordingProblem): void;
 }
 
 export class HostJob {
@@ -22,6 +23,8 @@ export class HostJob {
   readonly sinks = new Set<JobSink>();
   readonly startedAt = new Date();
   private exitInfo: JobExit | null = null;
+  /** Why the recording stopped, for whoever attaches later too. */
+  recordingProblem: RecordingProblem | null = null;
   /** Sinks that asked for a pause (a client whose socket is full); the PTY reads again when none is left. */
   private readonly pausers = new Set<JobSink>();
 
@@ -30,7 +33,7 @@ export class HostJob {
     readonly command: string,
     private readonly pty: IPty,
     ringBytes: number,
-    private readonly recording: CastAppender | undefined,
+    private recording: CastAppender | undefined,
     private readonly onEnd: (job: HostJob) => void,
   ) {
     this.ring = new OutputRing(ringBytes);
@@ -45,10 +48,19 @@ export class HostJob {
     resolveCommand(a.command, a.cwd, a.env.PATH);
     const startMs = Date.now();
     const header = { command: [a.command, ...a.args].join(' '), ...a.header, width: a.cols, height: a.rows };
-    const recording = a.recording ? CastAppender.open(a.recording, header, startMs, a.recordingCap) : undefined;
+    let job: HostJob | undefined;
+    let early: RecordingProblem | null = null;
+    const problem = (e: Error) => {
+      const p = { message: e.message, code: (e as NodeJS.ErrnoException).code ?? null };
+      if (job) job.recordingFailed(p);
+      else early = p;
+    };
+    const recording = a.recording ? CastAppender.open(a.recording, header, startMs, a.recordingCap, problem) : undefined;
     try {
       const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
-      return new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd);
+      job = new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd);
+      job.recordingProblem = early;
+      return job;
     } catch (e) {
       recording?.close('spawn-failed', Date.now());
       throw e;
@@ -84,6 +96,11 @@ export class HostJob {
     if (!(signal in osConstants.signals)) throw new InputError(`unknown signal ${JSON.stringify(signal)}; expected a name like SIGTERM or SIGKILL`);
     if (this.exitInfo) return;
     this.pty.kill(signal);
+  }
+
+  private recordingFailed(p: RecordingProblem): void {
+    this.recordingProblem = p;
+    for (const s of this.sinks) s.problem(this, p);
   }
 
   /** A client's input or marker in the recording, between the output before and after it. */

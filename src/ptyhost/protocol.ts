@@ -40,7 +40,15 @@ export const FRAME = {
   output: 4,
   /** host → client: {id: jobId, exit} for an attached job. */
   exit: 5,
+  /** host → client: {id: jobId, message, code} the job's recording could not be written (a full disk); the job goes on. */
+  problem: 6,
 } as const;
+
+export interface RecordingProblem {
+  message: string;
+  /** The errno code, e.g. ENOSPC. */
+  code: string | null;
+}
 
 export type FrameType = (typeof FRAME)[keyof typeof FRAME];
 

@@ -13,9 +13,10 @@
  * append, so the file only ever ends in whole lines and a kill -9 of the
  * host loses at most those 10 ms.
  */
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../util/errors.js';
+import { formatSize } from '../util/size.js';
 
 /** A flood is read 4 KB at a time; gathering 10 ms of it makes one event and one write instead of ~100. */
 const FLUSH_MS = 10;
@@ -32,20 +33,29 @@ export class CastAppender {
   private fd: number | undefined;
   private failure: Error | undefined;
   private written = 0;
-  /** 'capped': past the cap, only markers; 'off': suspended by the client, nothing more. */
+  /** Bytes in `pending`, counted only under a cap. */
+  private pendingBytes = 0;
+  /** 'capped': past the cap, output goes to the tail and only markers to the file; 'off': suspended by the client. */
   private mode: 'on' | 'capped' | 'off' = 'on';
+  /** Past the cap, the newest output (at most tailBytes), written after a `recording-tail` marker at close. */
+  private tail: Buffer[] = [];
+  private tailSize = 0;
+  private readonly tailBytes: number;
 
   private constructor(
     readonly path: string,
     fd: number,
     private readonly startMs: number,
     private readonly cap: number,
+    private readonly onProblem: (e: Error) => void,
   ) {
     this.fd = fd;
+    // The same share as the daemon's own recordings (CastWriter): the end of the story is kept.
+    this.tailBytes = Number.isFinite(cap) ? Math.floor(cap * 0.05) : 0;
   }
 
   /** A new file, or an empty one: the host writes the header and every event, so it refuses a file with a story in it. */
-  static open(path: string, header: { width: number; height: number; command: string } & Record<string, unknown>, startMs: number, cap = Infinity): CastAppender {
+  static open(path: string, header: { width: number; height: number; command: string } & Record<string, unknown>, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
     let fd: number;
     try {
       fd = openSync(path, 'a', 0o600);
@@ -56,7 +66,7 @@ export class CastAppender {
       closeSync(fd);
       throw new InputError(`recording ${JSON.stringify(path)} is not empty; the host writes its own header, give it a new file`);
     }
-    const rec = new CastAppender(path, fd, startMs, cap);
+    const rec = new CastAppender(path, fd, startMs, cap, onProblem);
     rec.pending.push(`${JSON.stringify({ version: 2, ...header, timestamp: Math.floor(startMs / 1000) })}\n`);
     rec.flush();
     return rec;
@@ -69,6 +79,7 @@ export class CastAppender {
 
   /** Output within one FLUSH_MS window becomes one event, stamped when its first chunk came. */
   output(data: Buffer, nowMs: number): void {
+    if (this.mode === 'capped') return this.keepTail(data);
     if (this.mode !== 'on') return;
     this.outputAt ??= nowMs;
     this.outputChunks.push(data);
@@ -99,6 +110,11 @@ export class CastAppender {
   close(marker: string, nowMs: number): void {
     if (this.mode === 'off') return this.closeFd();
     this.takeOutput();
+    if (this.mode === 'capped' && this.tailSize > 0) {
+      this.pushEvent(nowMs, 'm', 'recording-tail');
+      // Cut from the front of a ring: a character split there comes out as U+FFFD.
+      this.pushEvent(nowMs, 'o', Buffer.concat(this.tail).toString('utf8'));
+    }
     const rest = this.decoder.end();
     if (rest !== '') this.pushEvent(nowMs, 'o', rest);
     this.pushEvent(nowMs, 'm', marker);
@@ -131,7 +147,41 @@ export class CastAppender {
 
   private pushEvent(atMs: number, code: string, data: string): void {
     const t = Math.max(0, (atMs - this.startMs) / 1000);
-    this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`);
+    const line = `${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`;
+    if (this.tailBytes > 0) {
+      const size = Buffer.byteLength(line);
+      if (this.mode === 'on' && code === 'o' && this.written + this.pendingBytes + size > this.cap - this.tailBytes) return this.capAt(t, data);
+      this.pendingBytes += size;
+    }
+    this.pending.push(line);
+  }
+
+  /** Output from here goes to the tail; the file says so once. */
+  private capAt(t: number, data: string): void {
+    // What still fits goes in (half the room in characters: escapes like \r\n double in JSON).
+    const room = Math.floor((this.cap - this.tailBytes - this.written - this.pendingBytes - 64) / 2);
+    if (room > 0) this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), 'o', data.slice(0, room)])}\n`);
+    if (room > 0) data = data.slice(room);
+    this.mode = 'capped';
+    const note = `recording-cap:${formatSize(this.cap)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`;
+    this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), 'm', note])}\n`);
+    this.keepTail(Buffer.from(data));
+  }
+
+  private keepTail(data: Buffer): void {
+    this.tail.push(data);
+    this.tailSize += data.length;
+    while (this.tailSize > this.tailBytes) {
+      const first = this.tail[0]!;
+      const excess = this.tailSize - this.tailBytes;
+      if (first.length > excess) {
+        this.tail[0] = first.subarray(excess);
+        this.tailSize -= excess;
+      } else {
+        this.tail.shift();
+        this.tailSize -= first.length;
+      }
+    }
   }
 
   private schedule(): void {
@@ -146,19 +196,21 @@ export class CastAppender {
     const batch = Buffer.from(this.pending.join(''));
     this.pending = [];
     this.written += batch.length;
-    // Past the cap the story so far stays whole; the markers (input, exit) still go, output does not.
-    if (this.mode === 'on' && this.written >= this.cap) {
-      this.mode = 'capped';
-      this.pending.push(`${JSON.stringify([Number(Math.max(0, (Date.now() - this.startMs) / 1000).toFixed(6)), 'm', `recording-cap:${this.cap} bytes reached, output no longer recorded`])}\n`);
-    }
+    this.pendingBytes = 0;
     try {
       // A regular file takes it all in one write; the loop is for the rare short write.
       for (let done = 0; done < batch.length; ) done += writeSync(this.fd, batch, done);
     } catch (e) {
-      // A short or failed write leaves the file as it was plus maybe a torn line; stop rather than add to it.
+      // A short write (a full disk) leaves a torn line: cut the file back to its last whole event, so it still parses, and stop.
       this.failure = e as Error;
+      try {
+        ftruncateSync(this.fd, this.written - batch.length);
+      } catch {
+        // Nothing more to save: the file holds what it holds.
+      }
       closeSync(this.fd);
       this.fd = undefined;
+      this.onProblem(e as Error);
     }
   }
 }

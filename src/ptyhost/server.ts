@@ -18,7 +18,7 @@ import { daemonPaths, ensureRunDir } from '../daemon/paths.js';
 import { DaemonLock } from '../daemon/lock.js';
 import { InputError } from '../util/errors.js';
 import { HostJob, type JobSink } from './job.js';
-import { FRAME, FrameDecoder, jsonFrame, outputHeader, parseJson, PTYHOST_VERSION, ptyhostSocket, type ErrorBody, type JobExit } from './protocol.js';
+import { FRAME, FrameDecoder, jsonFrame, outputHeader, parseJson, PTYHOST_VERSION, ptyhostSocket, type ErrorBody, type JobExit, type RecordingProblem } from './protocol.js';
 
 export interface HostOptions {
   /** Exit after this long with no client and nothing a client has yet to hear. */
@@ -184,6 +184,7 @@ export class PtyHostServer {
       conn.output(job, offset, c);
       offset += c.length;
     }
+    if (job.recordingProblem) conn.problem(job, job.recordingProblem);
     if (job.exit) {
       conn.exit(job, job.exit);
     } else {
@@ -263,6 +264,10 @@ class Conn implements JobSink {
     this.socket.uncork();
     if (this.socket.writableLength <= HIGH_WATER_BYTES) return;
     for (const [job] of batch) if (!this.paused.has(job) && !job.exit) this.pause(job);
+  }
+
+  problem(job: HostJob, p: RecordingProblem): void {
+    this.send(jsonFrame(FRAME.problem, { id: job.id, ...p }));
   }
 
   exit(job: HostJob, exit: JobExit): void {

@@ -13,4 +13,6 @@ export interface JobRecording {
   /** Stops recording with a last marker saying why. */
   suspend(tMs: number, why: string): void;
   close(): void;
+  /** A recording written elsewhere (the PTY host) says here when it could not be written. */
+  onProblem?(cb: (e: Error) => void): void;
 }

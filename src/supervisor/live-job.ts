@@ -17,6 +17,7 @@ import type { PtyExit, PtyPort } from '../pty/pty-port.js';
 import type { JobRecording } from '../record/job-recording.js';
 import { localTerminal, type OpenedTerminal } from './job-terminal.js';
 import { castHeader } from './cast-header.js';
+import { DEFAULT_RECORDING_CAP } from '../record/cast-writer.js';
 import { Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
@@ -97,6 +98,7 @@ export class LiveJob {
     const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e), opened.recording);
     this.log = log;
     this.cast = cast;
+    cast.onProblem?.((e) => this.diskProblem('recording.cast', e));
     this.evidence = evidence;
     this.typed = new RecordedInput(pty, this.cast, this.clock);
     this.screenState = new Screen(spec.cols, spec.rows);
@@ -177,7 +179,7 @@ export class LiveJob {
       const opened = await (opts.terminal ?? localTerminal).open({
         id: p.id,
         spawn: { command: spec.command, args: [...launch.args], cwd: spec.cwd, env, cols: spec.cols, rows: spec.rows },
-        recording: { path: p.recording, header: castHeader(spec, start), cap: opts.recordingCap },
+        recording: { path: p.recording, header: castHeader(spec, start), cap: opts.recordingCap ?? DEFAULT_RECORDING_CAP },
       });
       job = new LiveJob(spec, { ...opts, clock }, store, launch, opened, start);
       await job.begin();

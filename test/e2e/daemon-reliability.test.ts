@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
 import { readJsonl } from '../helpers/cli.js';
-import { processAlive as alive, rawSpec, readBoardFile, sr, testScopes, waitUntil, type Scope } from '../helpers/daemon.js';
+import { processAlive as alive, rawSpec, readBoardFile, sr, testScopes, waitUntil, type DaemonProc, type Scope } from '../helpers/daemon.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const scope = testScopes();
@@ -76,8 +76,16 @@ describe('issue 8.1: a run slot is never lost, and the daemon always stops', () 
   }, 120_000);
 });
 
+/** kill -9 of the daemon and then of its PTY host: a power cut or a reboot, after which no job's terminal is left (issue 12: the daemon alone loses none). */
+async function powerCut(d: DaemonProc): Promise<void> {
+  const host = d.hostPid();
+  d.signal('SIGKILL');
+  await d.proc.waitExit(5_000);
+  if (host !== null) process.kill(host, 'SIGKILL');
+}
+
 describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', () => {
-  it('a blocked job becomes done/interrupted: its pages are resolved, one interrupted page says what it was blocked on, its files are finished', async (ctx) => {
+  it('(daemon and PTY host killed) a blocked job becomes done/interrupted: its pages are resolved, one interrupted page says what it was blocked on, its files are finished', async (ctx) => {
     const s = scope(ctx);
     const hooks = await s.server();
     const state = s.stateDir(pageConfig(hooks.url('/hook')));
@@ -87,8 +95,7 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
     await d1.waitState('ask', 'blocked', 'prompt', SOON);
     await d1.waitLive('work', SOON);
     await hooks.waitHits('/hook', 1, SOON);
-    d1.signal('SIGKILL');
-    await d1.proc.waitExit(5_000);
+    await powerCut(d1);
 
     const d2 = await s.daemon(state);
     const ask = await d2.waitState('ask', 'done', 'interrupted', SOON);
@@ -119,15 +126,14 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
 });
 
 describe('issue 8.2: a job that survives the daemon', () => {
-  it('a job that ignores the hang-up is killed by the next daemon and says so (exit 137, SIGKILL), not presumed hung up', async (ctx) => {
+  it('(daemon and PTY host killed) a job that ignores the hang-up is killed by the next daemon and says so (exit 137, SIGKILL), not presumed hung up', async (ctx) => {
     const s = scope(ctx);
     const state = s.stateDir();
     const d1 = await s.daemon(state);
     await d1.submit('stubborn', ['bash', '-c', "trap '' HUP INT TERM; while :; do sleep 0.2; done"]);
     const live = await d1.waitLive('stubborn', SOON);
     const pid = Number(/"pid":(\d+)/.exec(readFileSync(live.job.paths!.log, 'utf8'))![1]);
-    d1.signal('SIGKILL');
-    await d1.proc.waitExit(5_000);
+    await powerCut(d1);
     // It outlived its daemon.
     await new Promise((r) => setTimeout(r, 500));
     expect(alive(pid)).toBe(true);

@@ -448,7 +448,7 @@ describe('daemon: answering', () => {
 });
 
 describe('daemon: crash and restart', () => {
-  it('kill -9 mid-run: the board survives, running/blocked jobs become done/interrupted, queued ones run after restart, records parse, the outbox page is delivered', async (ctx) => {
+  it('kill -9 of the daemon and its PTY host (a power cut) mid-run: the board survives, running/blocked jobs become done/interrupted, queued ones run after restart, records parse, the outbox page is delivered', async (ctx) => {
     const h = scope(ctx);
     const port = await freePort();
     const state = h.stateDir(['notify:', '  repage_after: off', '  notifiers:', `    - { kind: webhook, url: "http://127.0.0.1:${port}/hook" }`, ''].join('\n'));
@@ -464,9 +464,11 @@ describe('daemon: crash and restart', () => {
     expect(beforeCrash.find((j) => j.name === 'later')!.state).toBe('queued');
     const pids = beforeCrash.filter((j) => j.name !== 'later').map(jobPid);
 
+    const host = d1.hostPid()!;
     d1.signal('SIGKILL');
     expect(await d1.proc.waitExit(5_000)).toEqual({ code: null, signal: 'SIGKILL' });
-    // Jobs live in the daemon: their PTYs closed, they got SIGHUP.
+    // The jobs' PTYs live in the host (test/e2e/restart.test.ts has them survive the daemon alone): with it gone, they got SIGHUP.
+    process.kill(host, 'SIGKILL');
     await waitUntil(() => pids.every((p) => !processAlive(p)), SOON, `job processes ${pids.join(', ')} to end`);
     // A dead daemon leaves its socket and lock behind; the CLI still says how to start one.
     const noDaemon = await runCli(['board', '--state', state]);
@@ -535,7 +537,9 @@ describe('daemon: socket, lock, no daemon', () => {
     expect(statSync(join(state, 'board.sqlite')).mode & 0o777).toBe(0o600);
     // Nothing of the temporary bind name is left behind.
     // The ballast is the room the board keeps for a full disk (issue 8.10).
-    expect(readdirSync(join(state, 'run')).sort()).toEqual(['ballast', 'daemon.lock', 'nightshift.sock']);
+    // The PTY host (issue 12) has its lock and socket beside the daemon's, private as they are.
+    expect(readdirSync(join(state, 'run')).sort()).toEqual(['ballast', 'daemon.lock', 'nightshift.sock', 'ptyhost.lock', 'ptyhost.sock']);
+    expect(statSync(join(state, 'run', 'ptyhost.sock')).mode & 0o777).toBe(0o600);
 
     const second = await runCli(['daemon', '--state', state, '--tick', '200ms'], { ms: 15_000 });
     expect(second.code).toBe(2);
