@@ -3,14 +3,18 @@
  * node-pty). The same ~200 MB of base64 (150 MB of /dev/urandom) is `cat`
  * in a PTY and read (a) by node-pty in this process, as raw bytes, and
  * (b) by a PtyHostClient through a host process, and (c) the same with the
- * host also writing the asciicast recording. Runs alternate; medians are
- * compared; then the host's RSS per job. Usage: npm run build && node dist/bench/ptyhost-throughput.js [MB]
+ * host also writing the asciicast recording, and (d) as a daemon job
+ * (`nightshift daemon`, its PTY in the host, supervised: recording,
+ * headless screen, watchdog), timed by the board's started and ended
+ * times. Runs alternate; medians are compared; then the host's RSS per job. Usage: npm run build && node dist/bench/ptyhost-throughput.js [MB]
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn as spawnChild, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
+import { fileURLToPath } from 'node:url';
+import { call } from '../src/daemon/client.js';
 import { PtyHostClient } from '../src/ptyhost/client.js';
 
 const RUNS = 3;
@@ -50,6 +54,30 @@ function viaHost(client: PtyHostClient, file: string, id: string, recording?: st
     // Attach before the child prints: spawn and attach go out back to back on one socket.
     void client.spawn({ id, command: 'cat', args: [file], cwd: process.cwd(), env: env(), cols: COLS, rows: ROWS, ...(recording ? { recording } : {}) });
     void client.attach(id, (d) => (bytes += d.length), () => resolve(bytes));
+  });
+}
+
+/** A daemon job that cats the file: from the board's `started` to its `ended` (the daemon's own clock, ms). */
+async function daemonJob(stateDir: string, file: string, name: string): Promise<number> {
+  await call(stateDir, 'submit', { spec: { name, command: ['cat', file], cwd: process.cwd(), env: {}, policy: null, rules: null, budgets: { wall_ms: null, tokens: null, no_progress_ms: null }, priority: 0, after: [] } });
+  for (;;) {
+    const { jobs } = (await call(stateDir, 'board')) as { jobs: Array<{ name: string; state: string; started: string | null; ended: string | null }> };
+    const j = jobs.find((x) => x.name === name);
+    if (j?.state === 'done') return Date.parse(j.ended!) - Date.parse(j.started!);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function startDaemon(stateDir: string): Promise<ChildProcess> {
+  const bin = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
+  const child = spawnChild(process.execPath, [bin, 'daemon', '--state', stateDir, '--tick', '50ms'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('nightshift daemon: pid ')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`the daemon exited ${code}: ${err}`)));
   });
 }
 
@@ -128,7 +156,9 @@ async function main(): Promise<void> {
   try {
     const file = makeFlood(dir, randomMB);
     process.stdout.write(`flood: ${(statSync(file).size / MB).toFixed(0)} MB of base64 (${randomMB} MB random), ${RUNS} runs each, alternating\n`);
-    const results = { bare: [] as Run[], host: [] as Run[], recorded: [] as Run[] };
+    const results = { bare: [] as Run[], host: [] as Run[], recorded: [] as Run[], daemon: [] as number[] };
+    const daemonState = path.join(dir, 'state-daemon');
+    const daemon = await startDaemon(daemonState);
     for (let i = 0; i < RUNS; i++) {
       const pid = client.hostPid;
       results.bare.push(await measure(pid, () => bare(file)));
@@ -136,12 +166,17 @@ async function main(): Promise<void> {
       const cast = path.join(dir, `flood-${i}.cast`);
       results.recorded.push(await measure(pid, () => viaHost(client, file, `flood-rec-${i}`, cast)));
       rmSync(cast, { force: true });
+      results.daemon.push(await daemonJob(daemonState, file, `flood-${i}`));
     }
+    daemon.kill('SIGTERM');
     checkCounts([...results.bare, ...results.host, ...results.recorded]);
     process.stdout.write(`${row('bare node-pty (in-process)', results.bare)}\n`);
     process.stdout.write(`${row('through the PTY host', results.host, results.bare)}\n`);
     process.stdout.write(`${row('host + recording', results.recorded, results.bare)}\n`);
-    process.stdout.write(`goal: ≥ 0.85× of bare through the host; got ${(mbps(results.host) / mbps(results.bare)).toFixed(2)}×\n`);
+    const bareMs = median(results.bare.map((r) => r.ms));
+    const daemonMs = median(results.daemon);
+    process.stdout.write(`${'daemon job (supervised)'.padEnd(26)} ${(results.bare[0]!.bytes / MB / (daemonMs / 1000)).toFixed(0).padStart(5)} MB/s  (runs: ${results.daemon.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s, board started→ended)  ${(bareMs / daemonMs).toFixed(2)}× bare\n`);
+    process.stdout.write(`goal: ≥ 0.85× of bare for a supervised job; through the host ${(mbps(results.host) / mbps(results.bare)).toFixed(2)}×, a daemon job ${(bareMs / daemonMs).toFixed(2)}×\n`);
     // A fresh host, so the floods' garbage is not in its base.
     const fresh = await PtyHostClient.connect(path.join(dir, 'state-rss'), { hostArgs: ['--idle', '2s'] });
     try {

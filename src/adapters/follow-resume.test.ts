@@ -95,3 +95,18 @@ describe('TranscriptFollower resumeFrom (a resumed job on the old session file)'
     expect(kinds(seen.events)[0]).toBe('turn-start');
   });
 });
+
+describe('TranscriptFollower resumeFrom adopted (the same job under a new daemon)', () => {
+  it('judges nothing the file held when it was found, and everything appended after it, in the same turn', async () => {
+    const { f, seen, path } = setUp([user('please create notes.md'), resumedTurn[1]!], { path: '', lines: 0, lastEvent: null, adopted: true });
+    await until(() => f.position !== null && f.position.lines === 2, 'the transcript read to its end');
+    expect(seen.events).toEqual([]);
+    appendFileSync(path, `${resumedTurn[2]}\n${resumedTurn[3]}\n`);
+    await until(() => kinds(seen.events).includes('turn-end'), 'the turn end');
+    // The call's result and the turn's end are new; the turn's start and the call itself were the old daemon's.
+    expect(kinds(seen.events)).not.toContain('turn-start');
+    expect(kinds(seen.events)).not.toContain('tool-call');
+    expect(kinds(seen.events)).toContain('tool-result');
+    expect(seen.problems).toEqual([]);
+  });
+});

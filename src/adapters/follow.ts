@@ -9,7 +9,7 @@
  * a transcript is evidence, not a dependency of the job.
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AgentEvent } from '../core/agent-events.js';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
@@ -32,6 +32,12 @@ export interface ResumePoint {
   readonly path: string;
   readonly lines: number;
   readonly lastEvent: string | null;
+  /**
+   * The same job, adopted by a new daemon after a restart: whatever
+   * transcript it finds, every complete line it holds when following starts
+   * was judged by the previous daemon (path and lines are not used).
+   */
+  readonly adopted?: boolean;
 }
 
 /** How far a follower has read: a resume card records it so the next job skips it. */
@@ -145,7 +151,9 @@ export class TranscriptFollower implements ToolEventSource {
   private async follow(path: string): Promise<string> {
     this.file = path;
     const from = this.opts.resumeFrom;
-    if (from && from.path === path) [this.skipThrough, this.oldTurnTail] = [from.lines, true];
+    // Adopted: the agent is still in the turn the old daemon watched, so what follows is not an old turn's tail.
+    if (from?.adopted) this.skipThrough = await completeLines(path);
+    else if (from && from.path === path) [this.skipThrough, this.oldTurnTail] = [from.lines, true];
     this.state = this.adapter.newState(basename(path));
     this.tail = await LineTail.open(
       path,
@@ -252,4 +260,16 @@ function safeCall(listener: (m: string) => void, message: string): void {
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** Complete lines in the file now (newline-terminated); 0 for a file that cannot be read. */
+async function completeLines(path: string): Promise<number> {
+  try {
+    const buf = await readFile(path);
+    let n = 0;
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
+    return n;
+  } catch {
+    return 0;
+  }
 }

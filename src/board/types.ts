@@ -34,6 +34,8 @@ export interface ResumeFrom {
   lines: number;
   /** The id of the last event the old job saw, to check the file is still the same. */
   last_event: string | null;
+  /** In memory only: the same job adopted after a daemon restart (follow from where the transcript is when found). */
+  adopted?: boolean;
   /** The old job's goal: the resumed job's prompt is the resume message, not the task. */
   goal: string;
   /** Who resumed it, recorded as human:<user> in the new job's evidence. */

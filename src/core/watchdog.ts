@@ -57,6 +57,8 @@ export interface ResumePoint {
   readonly reason: Reason;
   /** When the board's last transition was. */
   readonly since: number;
+  /** The action the block was paged for (from the evidence), when there is one. */
+  readonly action?: Action;
 }
 
 export class Watchdog {

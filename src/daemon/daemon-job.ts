@@ -23,6 +23,7 @@ import { BoardSink } from './board-sink.js';
 import type { JobHandle } from './job-slot.js';
 import { PageSink } from './page-sink.js';
 import { toReason } from '../board/reasons.js';
+import { actionOf, lastEpisode } from '../supervisor/evidence.js';
 import type { ResumePoint } from '../core/watchdog.js';
 import type { JobTerminal } from '../supervisor/job-terminal.js';
 
@@ -82,14 +83,14 @@ export class DaemonJob implements JobHandle {
     const { id: _id, ...files } = paths;
     deps.board.update(rec.id, { paths: files });
     const [command, ...args] = rec.command as [string, ...string[]];
-    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec);
+    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec, resume !== undefined);
     job.liveJob = await LiveJob.start(
       { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
       {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
-        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec),
+        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec, resume !== undefined),
         onWarning: (w) => job.guarded('warning page', () => job.pages.pageWarning(w)),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
@@ -259,16 +260,21 @@ function resumePoint(rec: JobRecord, board: Board, now: number): { point: Resume
   if (rec.state !== 'running' && rec.state !== 'blocked') throw new Error(`job ${rec.name} is ${rec.state}; only a running or blocked job can be adopted`);
   const last = board.transitions(rec.id).at(-1);
   const since = last ? Date.parse(last.time) : now;
-  return { point: { state: rec.state, reason: toReason(rec.reason), since }, startedAt: rec.started ? Date.parse(rec.started) : since };
+  const episode = rec.state === 'blocked' && rec.paths ? lastEpisode(rec.paths.evidence) : undefined;
+  const action = episode?.open && episode.prompt ? actionOf(episode.prompt) : undefined;
+  return { point: { state: rec.state, reason: toReason(rec.reason), since, ...(action ? { action } : {}) }, startedAt: rec.started ? Date.parse(rec.started) : since };
 }
 
 /**
  * The job's step budget is the probe profile's max_steps unless the board
  * gives one (a resumed job: what was left plus what was granted), and a
- * resumed job follows the old transcript past what the old job judged.
+ * resumed job follows the old transcript past what the old job judged (an
+ * adopted one, past what the file holds when it is found).
  */
-function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobRecord) {
+function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobRecord, adopted: boolean) {
   if (!agent) return undefined;
   const steps = rec.budgets.steps;
-  return { ...agent, profile: steps === null ? agent.profile : { ...agent.profile, maxSteps: steps }, resumeFrom: rec.resume_from };
+  // Adopted after a restart: the transcript is followed from where it is, not judged again.
+  const resumeFrom = adopted ? { job: rec.id, transcript: '', lines: 0, last_event: null, goal: rec.resume_from?.goal ?? '', adopted: true } : rec.resume_from;
+  return { ...agent, profile: steps === null ? agent.profile : { ...agent.profile, maxSteps: steps }, resumeFrom };
 }

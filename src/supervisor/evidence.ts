@@ -134,6 +134,32 @@ export class EvidenceLog {
   }
 }
 
+/**
+ * The action a previous daemon's watchdog took on an episode, as its prompt
+ * record kept it: what `show` offers and `on_unanswered` waits on for an
+ * adopted job still blocked on it. Undefined for a record that is not one.
+ */
+export function actionOf(r: Record<string, unknown>): Action | undefined {
+  const t = Date.parse(String(r.time));
+  const kind = r.decision;
+  if (!Number.isFinite(t) || (kind !== 'escalate' && kind !== 'answer')) return undefined;
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    t,
+    since: t,
+    kind,
+    rule: str(r.rule),
+    class: str(r.class) as Action['class'],
+    prompt: str(r.prompt),
+    text: `${kind} ${str(r.rule) ?? str(r.reason) ?? ''}`.trim(),
+    reason: str(r.reason) ?? 'prompt',
+    screen: Array.isArray(r.screen) ? r.screen.map(String) : [],
+    keys: Array.isArray(r.keys) ? r.keys.map(String) : [],
+    layer: str(r.layer) ?? 'policy',
+    why: str(r.why) ?? '',
+  };
+}
+
 /** Stands for the key of an episode a previous daemon opened: no new action matches it. */
 const RESUMED = '\u0000resumed';
 

@@ -63,7 +63,7 @@ export class JobAgent {
       { pid, sendKey: (k) => host.sendKey(k), record: (r) => host.verdict({ ...r, agent: kind }), log: (m, f) => host.log(m, f) },
       bindingFor(kind, profile.onEscalate),
     );
-    const resumeFrom = resume ? { path: resume.transcript, lines: resume.lines, lastEvent: resume.last_event } : undefined;
+    const resumeFrom = resume ? { path: resume.transcript, lines: resume.lines, lastEvent: resume.last_event, ...(resume.adopted ? { adopted: true } : {}) } : undefined;
     this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid, ...(resumeFrom && { resumeFrom }) }, profile, {
       tool: (e) => host.toolEvent(e),
       agentEvent: (e) => this.onEvent(e),
@@ -177,7 +177,7 @@ export class JobAgent {
       job: this.host.id,
       name: this.host.name,
       agent: this.kind,
-      goal: this.resume?.goal ?? (taskUpFront(this.host.argv) ? this.host.argv.at(-1)! : this.host.argv.join(' ')),
+      goal: this.resume?.goal || (taskUpFront(this.host.argv) ? this.host.argv.at(-1)! : this.host.argv.join(' ')),
       stop_reason: stopReason,
       stop_detail: detail,
       stopped_by: this.stoppedBy,

@@ -199,6 +199,12 @@ export class LiveJob {
     if (this.launch.problem) this.log.warn({ problem: this.launch.problem }, 'agent signals');
     if (opts.resume) {
       this.watchdog.resume(opts.resume.point);
+      // What the block was paged for: show's prompt, the web's buttons, on_unanswered's wait go on from it.
+      const paged = opts.resume.point.action;
+      if (paged) {
+        this.prompt.event({ kind: 'action', action: paged });
+        this.unanswered.watch.action(paged);
+      }
       this.log.info({ pid: this.pty.pid, state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
       // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
       if (this.replay) this.feed.push(this.replay);

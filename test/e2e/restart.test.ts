@@ -100,6 +100,9 @@ describe('issue 12.2: a daemon killed with -9 loses no job, no output and no pag
     // The rebuilt screen shows the prompt, and show offers it.
     const shown = await d2.show('ask');
     expect(shown.screen).toContain('Continue with the upgrade? [y/N]');
+    // And the prompt as the old daemon paged it: its episode (what a page's Decline and the web's buttons carry) and its choices.
+    const before1 = before.jobs.find((j) => j.name === 'ask')!;
+    expect((shown as unknown as { prompt: unknown }).prompt).toMatchObject({ episode: `${before1.id}:1`, rule: 'generic-yes-no', choices: [{ choice: 'answer' }, { choice: 'decline' }] });
 
     // No second page for either block, however long the new daemon looks at them.
     await new Promise((r) => setTimeout(r, 3_000));
