@@ -6,6 +6,7 @@ import type { Action, Signal } from './watchdog-types.js';
 import type { Transition } from './task-state.js';
 import { shippedRules } from '../../test/helpers/rules.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
+import { stepper } from '../../test/helpers/watchdog-harness.js';
 
 const MIN = 60_000;
 const CONFIG = { screenQuietMs: 3 * MIN, toolGapMs: 15 * MIN, settleMs: 1_500, verifyMs: 5_000 } as const;
@@ -17,15 +18,7 @@ function resumed(point: Parameters<Watchdog['resume']>[0], now: number) {
   const heard: Array<Transition | Action> = [];
   wd.listen({ transition: (t) => heard.push(t), action: (a) => heard.push(a) });
   wd.resume(point);
-  const at = (t: number, s?: Signal) => {
-    for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
-      clock.set(d);
-      wd.tick();
-    }
-    clock.set(t);
-    if (s) wd.observe(s);
-    else wd.tick();
-  };
+  const at = stepper(clock, wd);
   const screen = (text: string): Signal => ({ kind: 'screen', snapshot: snapshotOf(text) });
   return { wd, heard, at, screen };
 }

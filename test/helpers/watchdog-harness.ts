@@ -8,8 +8,12 @@ export function driveWatchdog(config: Partial<WatchdogConfig> & Pick<WatchdogCon
   const clock = new ManualClock(0);
   const wd = new Watchdog(shippedRules, clock, config as WatchdogConfig);
   wd.start();
-  /** Moves the clock to t, firing each deadline before it, then observes `s` (or ticks). */
-  const at = (t: number, s?: Signal) => {
+  return { clock, wd, at: stepper(clock, wd) };
+}
+
+/** `at(t, s?)`: moves the clock to t, firing each deadline before it, then observes `s` (or ticks). */
+export function stepper(clock: ManualClock, wd: Watchdog): (t: number, s?: Signal) => void {
+  return (t, s) => {
     for (let d = wd.nextDeadline(); d !== undefined && d <= t; d = wd.nextDeadline()) {
       clock.set(d);
       wd.tick();
@@ -18,5 +22,4 @@ export function driveWatchdog(config: Partial<WatchdogConfig> & Pick<WatchdogCon
     if (s) wd.observe(s);
     else wd.tick();
   };
-  return { clock, wd, at };
 }
