@@ -57,7 +57,7 @@ export class HostLink {
   readonly spawner: JobTerminal = {
     open: async (r) => {
       const client = await this.connect();
-      const pty = await HostedPty.spawn(client, r.id, { ...r.spawn, recording: r.recording.path, header: r.recording.header, ...(r.recording.cap ? { recordingCap: r.recording.cap } : {}) });
+      const pty = await HostedPty.spawn(client, r.id, { ...r.spawn, recording: r.recording.path, header: r.recording.header, clientCloses: true, ...(r.recording.cap ? { recordingCap: r.recording.cap } : {}) });
       return { pty: this.track(pty), recording: new HostRecording(pty) };
     },
   };

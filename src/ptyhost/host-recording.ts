@@ -1,8 +1,8 @@
 /**
- * A job's recording as the PTY host writes it: output, resizes and the exit
- * marker are the host's own (so nothing printed while no daemon is connected
- * is lost); the daemon's input events and markers go to the host, which puts
- * them in order with the output. Times are the host's.
+ * A job's recording as the PTY host writes it: output and resizes are the
+ * host's own (so nothing printed while no daemon is connected is lost); the
+ * daemon's input events, markers and final `exit:` go to the host, which
+ * puts them in order with the output. Times are the host's.
  */
 import type { JobRecording } from '../record/job-recording.js';
 import type { HostedPty } from './hosted-pty.js';
@@ -14,8 +14,12 @@ export class HostRecording implements JobRecording {
 
   output(): void {}
   resize(): void {}
-  exit(): void {}
   close(): void {}
+
+  /** The last word: the host closes the file after it (its own exit marker is only for a client that never says this). */
+  exit(_t: number, code: number): void {
+    if (!this.off) this.pty.note('m', `exit:${code}`, true);
+  }
 
   input(_t: number, data: string): void {
     if (!this.off) this.pty.note('i', data);

@@ -16,6 +16,8 @@ export interface HostedSpawnOptions extends PtySpawnOptions {
   /** More header fields for it (title, env). */
   header?: Record<string, unknown>;
   recordingCap?: number;
+  /** This side ends the recording after the exit (HostRecording.exit). */
+  clientCloses?: boolean;
 }
 
 /** What `exited` gives for a job whose host died: no exit status, only why it is gone. */
@@ -114,7 +116,8 @@ export class HostedPty implements PtyPort {
 
   /** An event of ours (input, a marker) in the recording the host writes; `stop` ends that recording. */
   note(code: 'i' | 'm', data: string, stop = false): void {
-    if (!this.writable()) return;
+    // After the exit too: the host keeps the recording open for the job's last markers.
+    if (this.disposed) return;
     this.send(this.client.note({ id: this.id, code, data, ...(stop ? { stop } : {}) }));
   }
 
@@ -256,7 +259,7 @@ export class HostedPty implements PtyPort {
 
 /** $TERM travels in the environment: the host names the terminal after env.TERM, as node-pty names it after `name`. */
 function spawnArgs(id: string, o: HostedSpawnOptions): SpawnArgs {
-  const { name, recording, header, recordingCap, ...rest } = o;
+  const { name, recording, header, recordingCap, clientCloses, ...rest } = o;
   const env = name === undefined ? rest.env : { ...rest.env, TERM: name };
-  return { ...rest, env, id, ...(recording ? { recording } : {}), ...(header ? { header } : {}), ...(recordingCap ? { recordingCap } : {}) };
+  return { ...rest, env, id, ...(recording ? { recording } : {}), ...(header ? { header } : {}), ...(recordingCap ? { recordingCap } : {}), ...(clientCloses ? { clientCloses } : {}) };
 }

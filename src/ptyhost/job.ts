@@ -18,11 +18,15 @@ export interface JobSink {
   problem(job: HostJob, p: RecordingProblem): void;
 }
 
+/** How long after an exit the recording waits for the attached client's last note (its final markers and `exit:`). */
+const LAST_NOTE_MS = 10_000;
+
 export class HostJob {
   readonly ring: OutputRing;
   readonly sinks = new Set<JobSink>();
   readonly startedAt = new Date();
   private exitInfo: JobExit | null = null;
+  private closeTimer: NodeJS.Timeout | undefined;
   /** Why the recording stopped, for whoever attaches later too. */
   recordingProblem: RecordingProblem | null = null;
   /** Sinks that asked for a pause (a client whose socket is full); the PTY reads again when none is left. */
@@ -35,6 +39,7 @@ export class HostJob {
     ringBytes: number,
     private recording: CastAppender | undefined,
     private readonly onEnd: (job: HostJob) => void,
+    private readonly clientCloses: boolean,
   ) {
     this.ring = new OutputRing(ringBytes);
     // encoding: null makes node-pty hand over Buffers, whatever its typings say.
@@ -58,7 +63,7 @@ export class HostJob {
     const recording = a.recording ? CastAppender.open(a.recording, header, startMs, a.recordingCap, problem) : undefined;
     try {
       const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
-      job = new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd);
+      job = new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd, a.clientCloses === true);
       job.recordingProblem = early;
       return job;
     } catch (e) {
@@ -98,13 +103,26 @@ export class HostJob {
     this.pty.kill(signal);
   }
 
+  private closeRecording(marker: string | null): void {
+    clearTimeout(this.closeTimer);
+    this.recording?.close(marker, Date.now());
+    this.recording = undefined;
+  }
+
   private recordingFailed(p: RecordingProblem): void {
     this.recordingProblem = p;
     for (const s of this.sinks) s.problem(this, p);
   }
 
-  /** A client's input or marker in the recording, between the output before and after it. */
+  /**
+   * A client's input or marker in the recording, between the output before
+   * and after it. `stop` before the exit suspends the recording (a full
+   * disk); after it, it is the client's last word (its `exit:` marker, after
+   * markers it still had for the job) and closes the file.
+   */
   note(n: NoteArgs): null {
+    // The last word goes after the tail of a capped recording, as the host's own exit marker would.
+    if (n.stop && this.exitInfo && n.code === 'm') return this.closeRecording(n.data), null;
     if (n.code === 'i') this.recording?.input(n.data, Date.now());
     else this.recording?.marker(n.data, Date.now());
     if (n.stop) this.recording?.suspend();
@@ -132,7 +150,10 @@ export class HostJob {
     const exit: JobExit = { exitCode, signal: signalName(signal), at: new Date().toISOString() };
     this.exitInfo = exit;
     // The shell's number for it (128 + the signal), as the daemon's own recordings say it.
-    this.recording?.close(`exit:${signal ? 128 + signal : exitCode}`, Date.now());
+    const marker = `exit:${signal ? 128 + signal : exitCode}`;
+    // A client watching has markers of its own still to come (a transcript read to its end) and ends the file with its note; one that never does is not waited for long.
+    if (this.clientCloses && this.sinks.size > 0 && this.recording) this.closeTimer = setTimeout(() => this.closeRecording(marker), LAST_NOTE_MS);
+    else this.closeRecording(marker);
     for (const s of this.sinks) s.exit(this, exit);
     this.onEnd(this);
     this.sinks.clear();

@@ -87,8 +87,14 @@ export interface SpawnArgs extends Omit<PtySpawnOptions, 'name'> {
   recording?: string;
   /** More header fields for the recording (title, env); width, height and timestamp are the host's. */
   header?: Record<string, unknown>;
-  /** Past this many bytes the recording gets a `recording-cap:` marker and no more output. */
+  /** Past this many bytes the recording gets a `recording-cap:` marker and the tail. */
   recordingCap?: number;
+  /**
+   * The client ends the recording itself, with a `note {stop}` after the
+   * exit (its last markers, then its `exit:`): while a client is attached at
+   * the exit the host waits for it (at most 10 s) instead of writing its own.
+   */
+  clientCloses?: boolean;
 }
 
 /** What attach replays before going live: the buffer from `from` (≥ since) to `to`. */

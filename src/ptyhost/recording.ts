@@ -106,8 +106,8 @@ export class CastAppender {
     this.mode = 'off';
   }
 
-  /** Writes what is left (a dangling partial character, the marker) and closes the file. */
-  close(marker: string, nowMs: number): void {
+  /** Writes what is left (a dangling partial character, the marker if any) and closes the file. */
+  close(marker: string | null, nowMs: number): void {
     if (this.mode === 'off') return this.closeFd();
     this.takeOutput();
     if (this.mode === 'capped' && this.tailSize > 0) {
@@ -117,7 +117,7 @@ export class CastAppender {
     }
     const rest = this.decoder.end();
     if (rest !== '') this.pushEvent(nowMs, 'o', rest);
-    this.pushEvent(nowMs, 'm', marker);
+    if (marker !== null) this.pushEvent(nowMs, 'm', marker);
     this.flush();
     this.closeFd();
   }

@@ -55,6 +55,7 @@ const SCHEMAS = {
     recording: z.string().min(1).optional(),
     header: z.record(z.string(), z.unknown()).optional(),
     recordingCap: z.number().int().positive().optional(),
+    clientCloses: z.boolean().optional(),
   }),
   write: z.object({ id: jobId }),
   resize: z.object({ id: jobId, cols: size, rows: size }),
