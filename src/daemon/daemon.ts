@@ -205,7 +205,11 @@ export class Daemon {
    */
   private async recover(): Promise<void> {
     const plan = await planRecovery(this.board, this.host);
-    for (const id of plan.strays) this.log.warn({ job: id }, 'the PTY host runs a job the board does not have running; left to the host');
+    // Not running on the board (the daemon died between the spawn and the board's running, or after the board's done): nobody supervises it, so it must not run on.
+    for (const id of plan.strays) {
+      this.log.warn({ job: id }, 'the PTY host runs a job the board does not have running; killed');
+      await this.host.kill(id).catch((e: unknown) => this.log.error({ job: id, err: e }, 'could not kill a stray job'));
+    }
     for (const rec of plan.adopt) void this.launch(rec, { terminal: this.host.adopter(), adopt: true });
     for (const r of endOrphans(this.board, this.pager, plan, Date.now())) {
       this.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');

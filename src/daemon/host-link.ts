@@ -53,6 +53,11 @@ export class HostLink {
     return (await this.connect()).list();
   }
 
+  /** Ends a job the host runs that no board row supervises. */
+  async kill(id: string): Promise<void> {
+    await (await this.connect()).kill(id, 'SIGKILL');
+  }
+
   /** A new job's terminal, on the host; the host writes its recording. */
   readonly spawner: JobTerminal = {
     open: async (r) => {

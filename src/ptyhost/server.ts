@@ -159,7 +159,9 @@ export class PtyHostServer {
 
   private spawn(a: z.infer<typeof SCHEMAS.spawn>): { pid: number } {
     const old = this.jobs.get(a.id);
-    if (old) throw new InputError(`job ${JSON.stringify(a.id)} already exists on this host (pid ${old.pid}); job ids must be unique`);
+    // An ended job may be started again under its id (a daemon that died between the spawn and the board's word on it).
+    if (old && !old.exit) throw new InputError(`job ${JSON.stringify(a.id)} already runs on this host (pid ${old.pid}); job ids must be unique`);
+    if (old) this.unheard.delete(old);
     const job = HostJob.spawn(a, this.opts.ringBytes, (j) => this.ended(j));
     this.jobs.set(a.id, job);
     this.log(`spawn ${a.id} pid ${job.pid}: ${a.command}`);

@@ -156,7 +156,11 @@ describe('nightshift ptyhost', () => {
 
     await expect(c.write('nope', 'x')).rejects.toThrow(InputError);
     await expect(c.write('nope', 'x')).rejects.toThrow(/no job "nope" on this host; it has "echo", "sleeper"/);
-    await expect(c.spawn(sh('echo', 'true', state))).rejects.toThrow(/job "echo" already exists on this host \(pid \d+\)/);
+    await c.spawn(sh('dup', 'sleep 60', state));
+    await expect(c.spawn(sh('dup', 'true', state))).rejects.toThrow(/job "dup" already runs on this host \(pid \d+\)/);
+    await c.kill('dup', 'SIGKILL');
+    // An ended job's id may be started again (the daemon died between the spawn and the board's word on it).
+    await expect(c.spawn(sh('sleeper', 'true', state))).resolves.toMatchObject({ pid: expect.any(Number) });
     await expect(c.kill('echo', 'SIGNOPE')).rejects.toThrow(/unknown signal "SIGNOPE"/);
     await expect(c.resize('echo', 0, 10)).rejects.toThrow(/cols/);
     await expect(c.spawn(sh('bad-cwd', 'true', join(state, 'missing')))).rejects.toThrow(/working directory ".*missing" does not exist/);

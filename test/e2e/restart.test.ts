@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCast } from '../../src/record/cast-reader.js';
+import { PtyHostClient } from '../../src/ptyhost/client.js';
 import { jsonFrame, FRAME, ptyhostSocket } from '../../src/ptyhost/protocol.js';
 import { readJsonl } from '../helpers/cli.js';
 import { jobPid, processAlive, readBoardFile, sr, testScopes, waitUntil, type DaemonProc, type Scope } from '../helpers/daemon.js';
@@ -205,6 +206,24 @@ describe('issue 12.2: shutdown --detach and daemon --replace', () => {
     expect((await numbers(flood.job.paths!.recording, 'flood')).length).toBe(200_000);
     expect((await pages(hooks)).filter((p) => p.state === 'blocked')).toHaveLength(1);
   }, 150_000);
+});
+
+describe('issue 12.2: a job the board does not have running', () => {
+  it('is killed by the next daemon: nobody would supervise it', async (ctx) => {
+    const s = scope(ctx);
+    const state = s.stateDir();
+    const cwd = s.tempDir();
+    const d1 = await s.daemon(state);
+    // As if a daemon died between the host's spawn and the board's running: a job on the host with no running row.
+    const client = await PtyHostClient.connect(state, { start: false });
+    const { pid } = await client.spawn({ id: 'j-stray', command: 'sleep', args: ['600'], cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+    client.close();
+    await killDaemon(d1);
+    expect(processAlive(pid)).toBe(true);
+    const d2 = await s.daemon(state);
+    await waitUntil(() => !processAlive(pid), SOON, 'the stray to be killed');
+    expect(await d2.jobs()).toEqual([]);
+  }, 60_000);
 });
 
 describe('issue 12.3: PTY host failures are visible', () => {
