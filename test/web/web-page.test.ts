@@ -190,8 +190,10 @@ describe('the other acts', () => {
   it('sends a line from the text box, and cancels a job only after a confirm', async (ctx) => {
     const { d, base } = await webDaemon(ctx);
     await blockedJob(d);
-    // Busy on screen, so the watchdog's short thresholds never call it hung.
-    await d.submit('sleeper', ['bash', '-c', 'while :; do echo tick; sleep 0.3; done']);
+    // Busy on screen, so the watchdog's short thresholds never call it hung. The count matters: once a
+    // screen is full of the same "tick" it stops changing, the job turns hung, and the page's question
+    // area redraws under the test's click on Cancel (a full-suite run missed the button that way).
+    await d.submit('sleeper', ['bash', '-c', 'i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 0.3; done']);
     await d.waitState('sleeper', 'running', undefined, 15_000);
     const dan = await token(d, 'dan');
     const page = await browser.page(PHONE);
