@@ -28,13 +28,17 @@ const QUESTION = /[?？:]\s*(?:\([^)]*\))?\s*$/;
 const MATCH_COUNT = /^\s*\d+\/\d+(?:\s|$)/;
 const PICKER_PROMPT = /^\s*[>❯]\s/u;
 
+/** A row's style by its index in the rows looked at (see ScreenSnapshot.styleOf). */
+type StyleAt = (row: number) => string | null;
+
 export function detectDialog(snap: ScreenSnapshot): DialogMatch | undefined {
   const last = lastNonBlankRow(snap.rows);
   if (last < 0) return undefined;
   const from = Math.max(0, last - REGION_ROWS + 1);
   const rows = snap.rows.slice(from, last + 1).map((r) => r.replace(BOX, ' ').trimEnd());
-  const styles = snap.styles?.slice(from, last + 1);
-  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows, styles);
+  const styleOf = snap.styleOf;
+  const styleAt = styleOf ? (i: number) => styleOf(from + i) : undefined;
+  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows, styleAt);
 }
 
 const content = (rows: readonly string[]) => rows.filter((r) => r.trim() !== '');
@@ -78,24 +82,35 @@ function picker(rows: readonly string[]): DialogMatch | undefined {
  * hint — a key-hint footer, or a question right above the group. A list in
  * an agent's prose has no mark, or has the agent's input box under it.
  */
-function menu(rows: readonly string[], styles: readonly (string | null)[] | undefined): DialogMatch | undefined {
+function menu(rows: readonly string[], styleAt: StyleAt | undefined): DialogMatch | undefined {
   const kept = rows.flatMap((r, i) => (r.trim() === '' ? [] : [i]));
   const nonBlank = kept.map((i) => rows[i]!);
-  const rowStyles = styles ? kept.map((i) => styles[i] ?? null) : undefined;
+  const rowStyles = styleAt ? (i: number) => styleAt(kept[i]!) : undefined;
   let end = nonBlank.length - 1;
   const footer = HINT.test(nonBlank[end] ?? '') && !SELECTED.test(nonBlank[end]!);
   if (footer) end--;
-  const group = choiceGroup(nonBlank, end, rowStyles);
+  const group = choiceGroup(nonBlank, end);
   if (!group) return undefined;
   const above = nonBlank[group.start - 1] ?? '';
-  // A highlighted choice under a title is a framed menu (dialog --menu without buttons); a glyph needs a question or a hint.
-  const titled = group.by === 'highlight' && above.trim() !== '';
-  const hinted = footer || titled || HINT.test(above) || QUESTION.test(above.trim());
-  return hinted ? { kind: 'menu', text: nonBlank.slice(Math.max(0, group.start - 1)).map((r) => r.trim()).join('\n') } : undefined;
+  // A glyph needs a question or a hint; a highlighted choice under a title is a framed menu
+  // (dialog --menu without buttons). Styles are read last, and only for a group that could be one.
+  if (group.marked === 1) {
+    const hinted = footer || HINT.test(above) || QUESTION.test(above.trim());
+    return hinted ? menuMatch(nonBlank, group.start) : undefined;
+  }
+  if (group.marked !== 0 || !rowStyles || (!footer && above.trim() === '')) return undefined;
+  const styles: (string | null)[] = [];
+  for (let i = group.start; i <= end; i++) styles.push(rowStyles(i));
+  return oneStandsOut(styles) ? menuMatch(nonBlank, group.start) : undefined;
 }
 
-/** Rows ending at `end` whose text starts at one column, exactly one of them marked (by a glyph, else by a highlight). */
-function choiceGroup(rows: readonly string[], end: number, styles?: readonly (string | null)[]): { start: number; by: 'glyph' | 'highlight' } | undefined {
+const menuMatch = (rows: readonly string[], start: number): DialogMatch => ({
+  kind: 'menu',
+  text: rows.slice(Math.max(0, start - 1)).map((r) => r.trim()).join('\n'),
+});
+
+/** Rows ending at `end` whose text starts at one column, and how many of them a glyph marks. */
+function choiceGroup(rows: readonly string[], end: number): { start: number; marked: number } | undefined {
   const column = (r: string) => {
     const m = SELECTED.exec(r);
     return m ? { col: r.length - m[2]!.length, marked: true } : { col: r.length - r.trimStart().length, marked: false };
@@ -110,9 +125,7 @@ function choiceGroup(rows: readonly string[], end: number, styles?: readonly (st
     if (c.marked) marked++;
     start = i;
   }
-  if (end - start + 1 < 2) return undefined;
-  if (marked === 1) return { start, by: 'glyph' };
-  return marked === 0 && styles && oneStandsOut(styles.slice(start, end + 1)) ? { start, by: 'highlight' } : undefined;
+  return end - start + 1 < 2 ? undefined : { start, marked };
 }
 
 /**

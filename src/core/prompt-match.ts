@@ -94,9 +94,13 @@ export function tailWindow(rows: readonly string[], last: number, lines: number)
   return { top, text: rows.slice(top, last + 1).join('\n') };
 }
 
-function matchOne(rule: PromptRule, snap: ScreenSnapshot, last: number): PromptMatch | undefined {
+type Windows = Map<number, { top: number; text: string }>;
+
+function matchOne(rule: PromptRule, snap: ScreenSnapshot, last: number, windows: Windows): PromptMatch | undefined {
   if (!cursorAllows(rule.cursor, snap, last)) return undefined;
-  const { top, text } = tailWindow(snap.rows, last, rule.lines);
+  let window = windows.get(rule.lines);
+  if (!window) windows.set(rule.lines, (window = tailWindow(snap.rows, last, rule.lines)));
+  const { top, text } = window;
   rule.match.lastIndex = 0;
   const m = rule.match.exec(text);
   if (!m) return undefined;
@@ -122,8 +126,10 @@ export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[])
   const last = lastNonBlankRow(snap.rows);
   if (last < 0) return [];
   const hits: PromptMatch[] = [];
+  // Rules share a few window sizes: join each window's rows once per screen.
+  const windows: Windows = new Map();
   for (const rule of rules) {
-    const hit = matchOne(rule, snap, last);
+    const hit = matchOne(rule, snap, last, windows);
     if (hit) hits.push(hit);
   }
   const rank = (m: PromptMatch) => (m.rule.generic ? RISK_ORDER.length : 0) + riskRank(m.rule.class);

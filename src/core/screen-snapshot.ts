@@ -14,12 +14,15 @@ export interface ScreenSnapshot {
   /** Hash of the visible rows; equal rows give equal fingerprints. */
   readonly fingerprint: string;
   /**
-   * Per row, the style most of its text is drawn in (reverse video, colours),
-   * or null for a blank row: a menu whose selection is shown only by a
+   * The style most of a row's text is drawn in (reverse video, colours), or
+   * null for a blank row: a menu whose selection is shown only by a
    * highlight has one row styled unlike its siblings. Absent when the
-   * snapshot was made from text alone.
+   * snapshot was made from text alone. A function, not a list: reading a
+   * row's cells costs more than its text, and only a dialog check that found
+   * no glyph asks (a drill's screen samples went 3x faster for it). Read it
+   * while handling the snapshot: once the terminal moved on it answers null.
    */
-  readonly styles?: readonly (string | null)[];
+  readonly styleOf?: (row: number) => string | null;
 }
 
 /** Index of the last row holding any non-blank text, or -1 on a blank screen. */

@@ -44,12 +44,12 @@ export async function replayCast(
     wd.start();
     for (const ev of cast.events) {
       const t = Math.round(ev.t * 1_000);
-      feed.flushBefore(t);
+      await feed.flushBefore(t);
       advance(wd, clock, t);
       bytes += await apply(ev, wd, feed, agent);
       if (wd.state === 'done') break;
     }
-    feed.flush();
+    await feed.flush();
     const end = cast.events.at(-1)?.t ?? 0;
     advance(wd, clock, Math.round(end * 1_000));
     const actions = [...wd.actions, ...(agent?.actions ?? [])].sort((a, b) => a.t - b.t);
@@ -63,10 +63,15 @@ export async function replayCast(
  * Shows the watchdog the screen at most every SCREEN_SAMPLE_MS of recording
  * time, and always before a pause, a marker or a deadline, exactly as the
  * live ScreenFeed does: reading the screen costs more than parsing output.
+ * Output is handed to xterm only when the screen is about to be looked at
+ * (or a few MB have piled up): nobody reads it in between, and one write per
+ * recorded chunk cost a promise and a parser wake-up each.
  */
 class SampledFeed {
   private lastSeen = -Infinity;
   private pending = false;
+  private unparsed: string[] = [];
+  private unparsedLength = 0;
 
   constructor(
     private readonly screen: Screen,
@@ -75,32 +80,47 @@ class SampledFeed {
   ) {}
 
   async write(data: string): Promise<void> {
-    await this.screen.write(data);
+    this.unparsed.push(data);
+    this.unparsedLength += data.length;
     this.wd.observe({ kind: 'output' });
     this.pending = true;
-    if (this.clock.now() - this.lastSeen >= SCREEN_SAMPLE_MS) this.flush();
+    if (this.clock.now() - this.lastSeen >= SCREEN_SAMPLE_MS) await this.flush();
+    else if (this.unparsedLength >= MAX_UNPARSED) await this.parse();
   }
 
-  resize(cols: number, rows: number): void {
+  async resize(cols: number, rows: number): Promise<void> {
+    await this.parse();
     this.screen.resize(cols, rows);
     this.pending = true;
-    this.flush();
+    await this.flush();
   }
 
   /** Before time moves to `t`: show what is on screen if that is a pause or a deadline away. */
-  flushBefore(t: number): void {
+  async flushBefore(t: number): Promise<void> {
     if (!this.pending) return;
     const due = this.wd.nextDeadline();
-    if (t - this.lastSeen >= SCREEN_SAMPLE_MS || (due !== undefined && due <= t)) this.flush();
+    if (t - this.lastSeen >= SCREEN_SAMPLE_MS || (due !== undefined && due <= t)) await this.flush();
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     if (!this.pending) return;
+    await this.parse();
     this.pending = false;
     this.lastSeen = this.clock.now();
     this.wd.observe({ kind: 'screen', snapshot: this.screen.snapshot() });
   }
+
+  private async parse(): Promise<void> {
+    if (this.unparsed.length === 0) return;
+    const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
+    this.unparsed = [];
+    this.unparsedLength = 0;
+    await this.screen.write(data);
+  }
 }
+
+/** Output held back from xterm before it is parsed anyway, in UTF-16 units (memory stays bounded on a long burst). */
+const MAX_UNPARSED = 4_000_000;
 
 /** Fires every watchdog deadline up to and including `t`, then sets the clock to `t`. */
 function advance(wd: Watchdog, clock: ManualClock, t: number): void {
@@ -119,15 +139,15 @@ async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed, agent: Dril
       return ev.data.length;
     case 'r': {
       const m = /^(\d+)x(\d+)$/.exec(ev.data);
-      if (m) feed.resize(Number(m[1]), Number(m[2]));
+      if (m) await feed.resize(Number(m[1]), Number(m[2]));
       return 0;
     }
     case 'x':
-      feed.flush();
+      await feed.flush();
       wd.observe({ kind: 'exit', exitCode: Number(ev.data), signal: null });
       return 0;
     case 'm':
-      feed.flush();
+      await feed.flush();
       if (!agent?.marker(ev.data)) applyMarker(ev.data, wd);
       return 0;
     default:

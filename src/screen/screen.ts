@@ -18,6 +18,8 @@ export class Screen {
   private readonly term: Terminal;
   private readonly pending = new Set<() => void>();
   private cached: ScreenSnapshot | undefined;
+  /** Moves on every write handed to xterm and every resize: a snapshot's lazy styles are good only while it stands. */
+  private generation = 0;
   private disposed = false;
   private serializer: InstanceType<typeof serializeAddon.SerializeAddon> | undefined;
 
@@ -58,6 +60,7 @@ export class Screen {
         resolve();
       };
       this.pending.add(done);
+      this.generation++;
       // xterm parses on a setTimeout(0), which Node clamps to 1 ms: one write
       // per event would cap drills at ~1000 events/s. A write that follows
       // "user input" into an idle buffer is parsed synchronously instead (its
@@ -71,6 +74,7 @@ export class Screen {
     checkSize(cols, rows);
     if (this.disposed) return;
     this.term.resize(cols, rows);
+    this.generation++;
     this.cached = undefined;
   }
 
@@ -84,14 +88,18 @@ export class Screen {
     const cols = this.term.cols;
     const height = this.term.rows;
     const rows = new Array<string>(height);
-    const styles = new Array<string | null>(height);
-    const cell = buf.getNullCell();
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
-    for (let y = 0; y < height; y++) {
-      const line = buf.getLine(buf.baseY + y);
-      rows[y] = trimSpaces(line?.translateToString(true) ?? '');
-      styles[y] = line && rows[y] !== '' ? rowStyle(line, cols, cell) : null;
-    }
+    const baseY = buf.baseY;
+    for (let y = 0; y < height; y++) rows[y] = trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+    const generation = this.generation;
+    const styles = new Map<number, string | null>();
+    const styleOf = (y: number): string | null => {
+      if (styles.has(y)) return styles.get(y)!;
+      const line = generation === this.generation && !this.disposed && rows[y] ? buf.getLine(baseY + y) : undefined;
+      const style = line ? rowStyle(line, cols, buf.getNullCell()) : null;
+      if (generation === this.generation) styles.set(y, style);
+      return style;
+    };
     this.cached = {
       rows,
       cols,
@@ -99,7 +107,7 @@ export class Screen {
       cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
       alternate: buf.type === 'alternate',
       fingerprint: fingerprintRows(rows),
-      styles,
+      styleOf,
     };
     return this.cached;
   }
@@ -146,6 +154,9 @@ export class Screen {
   /** Idempotent; writes still waiting on the parser resolve at once. */
   dispose(): void {
     if (this.disposed) return;
+    // The last picture stays whole, styles too: they are read from the terminal, which goes now.
+    const last = this.snapshot();
+    for (let y = 0; y < last.rows.length; y++) last.styleOf?.(y);
     this.disposed = true;
     for (const done of [...this.pending]) done();
     // Keep the last picture readable: the disposed terminal's buffer is not.
@@ -154,8 +165,8 @@ export class Screen {
   }
 }
 
-/** Box-drawing and block characters: a dialog's frame, not its text. */
-const FRAME = /[\u2500-\u259f]/;
+/** Box-drawing and block characters (U+2500–U+259F): a dialog's frame, not its text. */
+const isFrame = (code: number) => code >= 0x2500 && code <= 0x259f;
 
 /**
  * The style most of a row's text cells share: reverse video, then
@@ -166,8 +177,8 @@ function rowStyle(line: IBufferLine, cols: number, cell: IBufferCell): string | 
   const counts = new Map<string, number>();
   for (let x = 0; x < cols; x++) {
     line.getCell(x, cell);
-    const ch = cell.getChars();
-    if (ch === '' || ch === ' ' || FRAME.test(ch)) continue;
+    const code = cell.getCode();
+    if (code === 0 || code === 0x20 || isFrame(code)) continue;
     const key = styleKey(cell.isInverse() !== 0, cell.getBgColorMode(), cell.getBgColor(), cell.getFgColorMode(), cell.getFgColor());
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
