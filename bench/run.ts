@@ -5,7 +5,7 @@
  * DIR/README.md, one table of every row of every json file in DIR. DIR is
  * bench/results, or bench/results/smoke with --smoke (gitignored), so a
  * smoke run never overwrites real results.
- * Usage: npm run build && node dist/bench/run.js [replay|flood|idle|scale|latency …] [--smoke] [--out DIR]
+ * Usage: npm run build && node dist/bench/run.js [replay|flood|idle|scale|latency …] [--smoke] [--out DIR] [--root CHECKOUT]
  */
 import path from 'node:path';
 import { machineInfo, readCaseFiles, repoRoot, textTable, writeCaseFile, writeTable, type CaseFile } from './lib/results.js';
@@ -58,7 +58,8 @@ export async function runBench(o: RunOptions): Promise<{ written: CaseFile[]; fa
   return { written, failed };
 }
 
-function parseArgs(argv: string[], root: string): RunOptions {
+function parseArgs(argv: string[], here: string): RunOptions {
+  let root = here;
   const cases: CaseName[] = [];
   let smoke = false;
   let out: string | null = null;
@@ -66,13 +67,19 @@ function parseArgs(argv: string[], root: string): RunOptions {
     const a = argv[i]!;
     if (a === '--smoke') smoke = true;
     else if (a === '--out') out = argv[++i] ?? null;
+    else if (a === '--root') root = path.resolve(argv[++i] ?? '.');
     else if (a === '--help' || a === '-h') {
-      process.stdout.write(`usage: node dist/bench/run.js [${CASES.join('|')} …] [--smoke] [--out DIR]\n`);
+      process.stdout.write(
+        `usage: node dist/bench/run.js [${CASES.join('|')} …] [--smoke] [--out DIR] [--root CHECKOUT]\n` +
+          '  --smoke  small sizes, few trials; writes to bench/results/smoke/ unless --out\n' +
+          '  --out    where <case>.json and README.md go (default bench/results/)\n' +
+          '  --root   the nightshift checkout whose bin/nightshift.js, rules/ and scenarios/ the cases use (default this one), to measure an older build\n',
+      );
       process.exit(0);
     } else if ((CASES as readonly string[]).includes(a)) cases.push(a as CaseName);
     else throw new Error(`unknown case or option ${JSON.stringify(a)}; cases: ${CASES.join(', ')}`);
   }
-  const outDir = path.resolve(out ?? path.join(root, 'bench', 'results', ...(smoke ? ['smoke'] : [])));
+  const outDir = path.resolve(out ?? path.join(here, 'bench', 'results', ...(smoke ? ['smoke'] : [])));
   return { cases: cases.length ? cases : [...CASES], smoke, outDir, root };
 }
 

@@ -75,7 +75,7 @@ export function fmt(x: number | null): string {
   if (x === null || x === undefined) return '–';
   if (!Number.isFinite(x)) return String(x);
   const a = Math.abs(x);
-  if (a === 0) return '0';
+  if (Number.isInteger(x) && a < 1e6) return String(x);
   if (a >= 100) return x.toFixed(0);
   if (a >= 10) return x.toFixed(1);
   if (a >= 1) return x.toFixed(2);
