@@ -9,11 +9,9 @@
  */
 import path from 'node:path';
 import { machineInfo, readCaseFiles, repoRoot, textTable, writeCaseFile, writeTable, type CaseFile } from './lib/results.js';
-import type { BenchCase } from './lib/types.js';
+import { CASES, type BenchCase, type CaseName } from './lib/types.js';
 
-/** In the order `npm run bench` runs them: the machine is quietest for the cheap ones first. */
-export const CASES = ['replay', 'latency', 'idle', 'flood', 'scale'] as const;
-export type CaseName = (typeof CASES)[number];
+export { CASES, type CaseName };
 
 const LOADERS: Record<CaseName, () => Promise<{ run: BenchCase }>> = {
   replay: () => import('./cases/replay.js'),
@@ -62,17 +60,20 @@ function parseArgs(argv: string[], here: string): RunOptions {
   let root = here;
   const cases: CaseName[] = [];
   let smoke = false;
+  let tableOnly = false;
   let out: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--smoke') smoke = true;
+    else if (a === '--table-only') tableOnly = true;
     else if (a === '--out') out = argv[++i] ?? null;
     else if (a === '--root') root = path.resolve(argv[++i] ?? '.');
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        `usage: node dist/bench/run.js [${CASES.join('|')} …] [--smoke] [--out DIR] [--root CHECKOUT]\n` +
+        `usage: node dist/bench/run.js [${CASES.join('|')} …] [--smoke] [--out DIR] [--root CHECKOUT] [--table-only]\n` +
           '  --smoke  small sizes, few trials; writes to bench/results/smoke/ unless --out\n' +
           '  --out    where <case>.json and README.md go (default bench/results/)\n' +
+          '  --table-only  run nothing; rebuild README.md from the json files present\n' +
           '  --root   the nightshift checkout whose bin/nightshift.js, rules/ and scenarios/ the cases use (default this one), to measure an older build\n',
       );
       process.exit(0);
@@ -80,14 +81,15 @@ function parseArgs(argv: string[], here: string): RunOptions {
     else throw new Error(`unknown case or option ${JSON.stringify(a)}; cases: ${CASES.join(', ')}`);
   }
   const outDir = path.resolve(out ?? path.join(here, 'bench', 'results', ...(smoke ? ['smoke'] : [])));
-  return { cases: cases.length ? cases : [...CASES], smoke, outDir, root };
+  return { cases: tableOnly ? [] : cases.length ? cases : [...CASES], smoke, outDir, root };
 }
 
 async function main(): Promise<void> {
   const root = repoRoot();
   const o = parseArgs(process.argv.slice(2), root);
   const { written, failed } = await runBench(o);
-  process.stdout.write(`${textTable(written)}\n\n`);
+  if (o.cases.length === 0) writeTable(o.outDir);
+  process.stdout.write(`${textTable(o.cases.length ? written : readCaseFiles(o.outDir))}\n\n`);
   process.stdout.write(`results: ${o.outDir}/ (${written.map((f) => `${f.case}.json`).join(', ') || 'none written'}; README.md has all ${readCaseFiles(o.outDir).length} case(s))\n`);
   if (failed.length) {
     process.stdout.write(`failed: ${failed.map((f) => f.case).join(', ')}\n`);

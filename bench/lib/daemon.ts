@@ -56,7 +56,10 @@ export class Daemon {
     });
     const d = new Daemon(state, child);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the daemon did not start within 20 s: ${d.stderrTail}`)), 20_000);
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`the daemon did not start within 20 s: ${d.stderrTail}`));
+      }, 20_000);
       const onData = () => {
         if (d.stderrTail.includes('nightshift daemon: pid ')) {
           clearTimeout(timer);

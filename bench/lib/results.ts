@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CaseResult, Row } from './types.js';
+import { CASES, type CaseResult, type Row } from './types.js';
 
 export interface Machine {
   node: string;
@@ -61,13 +61,19 @@ export function writeCaseFile(dir: string, file: CaseFile): string {
   return out;
 }
 
+const rank = (name: string): number => {
+  const i = (CASES as readonly string[]).indexOf(name);
+  return i < 0 ? CASES.length : i;
+};
+
 export function readCaseFiles(dir: string): CaseFile[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as CaseFile)
-    .filter((c) => typeof c.case === 'string' && Array.isArray(c.rows));
+    .filter((c) => typeof c.case === 'string' && Array.isArray(c.rows))
+    .sort((a, b) => rank(a.case) - rank(b.case) || a.case.localeCompare(b.case));
 }
 
 /** A number to 3 significant figures (no exponent for the usual sizes). */
