@@ -26,6 +26,7 @@ import { toReason } from '../board/reasons.js';
 import { actionOf, lastEpisode } from '../supervisor/evidence.js';
 import type { ResumePoint } from '../core/watchdog.js';
 import type { JobTerminal } from '../supervisor/job-terminal.js';
+import { sharedBeat, type BeatTask } from '../util/beat.js';
 
 export interface DaemonJobDeps {
   readonly board: Board;
@@ -54,7 +55,10 @@ export interface JobLaunch {
 const BUDGET_CHECK_MS = 1_000;
 
 export class DaemonJob implements JobHandle {
-  private budgetTimer: NodeJS.Timeout | undefined;
+  private budgets: BeatTask | undefined;
+  /** When the board says the job started (read once), and the token count last written to it. */
+  private startedAt: number | undefined;
+  private tokensWritten: number | null | undefined;
   private liveJob: LiveJob | undefined;
   /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
   private readonly redact: Redactor;
@@ -108,9 +112,12 @@ export class DaemonJob implements JobHandle {
       },
     );
     if (rec.resume_from?.by && !resume) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
-    job.budgetTimer = setInterval(() => job.guarded('budget check', () => job.checkBudgets()), BUDGET_CHECK_MS);
-    job.budgetTimer.unref();
-    void job.live.finished.finally(() => clearInterval(job.budgetTimer));
+    // On the shared beat: a hundred jobs' checks are one wake-up a second, not a hundred.
+    job.budgets = sharedBeat.every(BUDGET_CHECK_MS, () => {
+      job.guarded('budget check', () => job.checkBudgets());
+      return BUDGET_CHECK_MS;
+    });
+    void job.live.finished.finally(() => job.budgets?.dispose());
     return job;
   }
 
@@ -207,7 +214,7 @@ export class DaemonJob implements JobHandle {
 
   /** Lets go without stopping it: it runs on in the PTY host for the next daemon (shutdown --detach). */
   detach(): Promise<void> {
-    clearInterval(this.budgetTimer);
+    this.budgets?.dispose();
     return this.live.detach();
   }
 
@@ -232,7 +239,8 @@ export class DaemonJob implements JobHandle {
   private checkBudgets(): void {
     const b = this.record.budgets;
     const now = this.deps.now();
-    const started = Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
+    this.startedAt ??= Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
+    const started = this.startedAt;
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
     const status = this.live.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
@@ -242,13 +250,17 @@ export class DaemonJob implements JobHandle {
       return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
     }
     const tokens = this.live.agentSummary()?.tokens;
-    if (tokens) this.deps.board.update(this.id, { tokens_used: tokens });
-    const used = tokens ?? this.deps.board.require(this.id).tokens_used;
+    // The board is written only when the count moved, and read only for a job whose agent has said nothing yet.
+    if (tokens && tokens !== this.tokensWritten) this.deps.board.update(this.id, { tokens_used: tokens });
+    if (tokens) this.tokensWritten = tokens;
+    if (b.tokens === null) return;
+    this.tokensWritten ??= this.deps.board.require(this.id).tokens_used;
+    const used = tokens ?? this.tokensWritten;
     if (b.tokens !== null && used !== null && used >= b.tokens) this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
   }
 
   private trip(cause: string, detail: string): void {
-    clearInterval(this.budgetTimer);
+    this.budgets?.dispose();
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
     this.pages.pageStop(cause, `${cause}: ${detail}`);
     void this.live.stop(cause);

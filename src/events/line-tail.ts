@@ -7,8 +7,9 @@
  * timed after chokidar's throttle clears, and stat on a slow timer as a
  * backstop for file systems that lose notifications.
  */
-import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { open as openFile, stat as statFile, type FileHandle } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'chokidar';
+import { beatFor, type BeatTask } from '../util/beat.js';
 
 export interface TailHandlers {
   line(text: string, lineNo: number): void;
@@ -23,6 +24,8 @@ export interface LineTailCloseOptions {
 }
 
 const TRAILING_READ_MS = 75;
+/** A file with nothing new is polled ever less often, down to 32 times slower or once in 30 s: notifications are the main path. */
+const safetyCeiling = (ms: number) => Math.max(ms, Math.min(ms * 32, 30_000));
 const CHUNK = 1 << 20;
 
 export class LineTail {
@@ -33,7 +36,8 @@ export class LineTail {
   private reading: Promise<void> | undefined;
   private again = false;
   private trailing: NodeJS.Timeout | undefined;
-  private poll: NodeJS.Timeout | undefined;
+  private poll: BeatTask | undefined;
+  private pollEveryMs = 0;
   private closing: Promise<void> | undefined;
   private closed = false;
 
@@ -53,8 +57,14 @@ export class LineTail {
     await new Promise<void>((resolve) => tail.watcher?.once('ready', resolve));
     await tail.drain();
     if (safetyPollMs > 0) {
-      tail.poll = setInterval(() => void tail.drain(), safetyPollMs);
-      tail.poll.unref();
+      tail.pollEveryMs = safetyPollMs;
+      tail.poll = beatFor(safetyPollMs).every(safetyPollMs, () => {
+        const offset = tail.offset;
+        void tail.pollOnce().then(() => {
+          tail.pollEveryMs = tail.offset !== offset ? safetyPollMs : Math.min(safetyCeiling(safetyPollMs), tail.pollEveryMs * 2);
+        });
+        return tail.pollEveryMs;
+      });
     }
     return tail;
   }
@@ -67,7 +77,7 @@ export class LineTail {
   close(options: LineTailCloseOptions = {}): Promise<void> {
     this.closing ??= (async () => {
       clearTimeout(this.trailing);
-      clearInterval(this.poll);
+      this.poll?.dispose();
       await this.watcher?.close();
       await this.drain();
       this.closed = true;
@@ -99,6 +109,14 @@ export class LineTail {
       this.reading = undefined;
     });
     return this.reading;
+  }
+
+  /** The safety poll: one stat, and a read only when the file grew or was replaced. */
+  private async pollOnce(): Promise<void> {
+    if (this.closed || this.reading) return;
+    const st = await statFile(this.path).catch(() => undefined);
+    if (st && st.size === this.offset && st.ino === this.ino) return;
+    await this.drain();
   }
 
   private kick(): void {

@@ -14,6 +14,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import type { AgentState } from '../core/agent-state.js';
 import { homeOf, isJobProcess } from '../adapters/locate.js';
+import { beatFor, type BeatTask } from '../util/beat.js';
 
 export const CLAUDE_SESSION_SOURCE = 'claude-session';
 /** Versions whose session file was seen to carry `status` as above (2.1.332, and its later patches). */
@@ -67,11 +68,14 @@ export class SessionWatch {
   private mtime = -1;
   private last: string | undefined;
   private busy = false;
-  private readonly timer: NodeJS.Timeout;
+  private readonly task: BeatTask;
 
   constructor(private readonly o: SessionWatchOptions) {
-    this.timer = setInterval(() => void this.tick(), o.everyMs ?? 1_000);
-    this.timer.unref();
+    const every = o.everyMs ?? 1_000;
+    this.task = beatFor(every).every(every, () => {
+      void this.tick();
+      return every;
+    });
   }
 
   private get dir(): string {
@@ -79,7 +83,7 @@ export class SessionWatch {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.task.dispose();
   }
 
   /** One look; never throws (a missing folder is a session not yet announced). */

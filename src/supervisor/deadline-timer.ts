@@ -12,9 +12,11 @@ export class DeadlineTimer {
   private stopped = false;
   private readonly sources: readonly DeadlineSource[];
 
+  /** `before` runs just before the sources are ticked: a reading the decision needs (a fresh /proc sample). */
   constructor(
     sources: DeadlineSource | readonly DeadlineSource[],
     private readonly clock: Clock,
+    private readonly before?: () => void,
   ) {
     this.sources = Array.isArray(sources) ? sources : [sources as DeadlineSource];
   }
@@ -28,6 +30,7 @@ export class DeadlineTimer {
     // +1 ms: a timer may fire a hair early, and tick() at due-1 would change nothing.
     const wait = Math.max(0, Math.min(...dues) - this.clock.now() + 1);
     this.timer = setTimeout(() => {
+      this.before?.();
       for (const s of this.sources) s.tick();
       this.arm();
     }, wait);

@@ -145,7 +145,8 @@ export class LiveJob {
     ]);
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => this.writeFinalRecords());
-    this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock);
+    // A quiet job's tree is read seldom (ProcSampler): a deadline's decision gets a fresh reading.
+    this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock, () => this.procs.fresh());
     store.add(() => this.timer.stop());
     this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
@@ -401,6 +402,7 @@ export class LiveJob {
   private supervise(data: string): void {
     this.observe({ kind: 'output' });
     this.agents.output();
+    this.procs.poke();
     this.feed.push(data);
   }
 

@@ -3,6 +3,7 @@ import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js
 import type { Clock } from '../core/clock.js';
 import { foregroundProcess, readProcessTree, summarizeTree, type ProcInfo } from '../pty/proctree.js';
 import { readsTerminal } from '../pty/tty-read.js';
+import { sharedBeat, type Beat, type BeatTask } from '../util/beat.js';
 
 export interface SamplerEvents {
   busy(busy: boolean): void;
@@ -14,30 +15,49 @@ export interface SamplerEvents {
   tree?(tree: readonly ProcInfo[]): void;
 }
 
+/** The slowest a quiet job's tree is read: busy/idle news is at most this late (a watchdog deadline samples afresh). */
+export const MAX_SAMPLE_MS = 30_000;
+
+/**
+ * Reads a job's tree every `everyMs` while anything moves (output, a change
+ * in the tree, its CPU or its foreground), then half as often each time
+ * nothing did, down to MAX_SAMPLE_MS: a hundred jobs sat at a prompt cost
+ * nothing per second. A decision that needs a fresh reading asks for one
+ * (sampleNow); output brings the pace back at once (poke).
+ */
 export class ProcSampler {
   private readonly activity: ProcActivity;
-  private timer: NodeJS.Timeout | undefined;
+  private task: BeatTask | undefined;
   private lastForeground: string | null | undefined;
   private lastReading: boolean | undefined;
+  private lastPids = '';
+  private baseMs = 1_000;
+  private intervalMs = 1_000;
+  private lastSampleAt = -Infinity;
 
   constructor(
     private readonly rootPid: number,
     private readonly clock: Clock,
     private readonly events: SamplerEvents,
     options: Partial<ProcActivityOptions> = {},
+    private readonly beat: Beat = sharedBeat,
   ) {
     this.activity = new ProcActivity(options);
   }
 
   start(everyMs: number): void {
+    this.baseMs = this.intervalMs = everyMs;
     this.sample();
-    this.timer = setInterval(() => this.sample(), everyMs);
-    this.timer.unref();
+    this.task = this.beat.every(everyMs, () => {
+      const changed = this.sample();
+      this.intervalMs = changed ? this.baseMs : Math.min(MAX_SAMPLE_MS, this.intervalMs * 2);
+      return this.intervalMs;
+    });
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.task?.dispose();
+    this.task = undefined;
   }
 
   /** Samples at once (a prompt just appeared: the responder must know who is in the foreground). */
@@ -45,22 +65,47 @@ export class ProcSampler {
     this.sample();
   }
 
-  private sample(): void {
+  /** Samples now unless the last reading is younger than the base interval: a deadline is about to be judged. */
+  fresh(): void {
+    if (this.task && this.clock.now() - this.lastSampleAt >= this.baseMs) this.sample();
+  }
+
+  /** Something moved (output): back to the base pace. Cheap enough for every chunk. */
+  poke(): void {
+    if (!this.task || this.intervalMs === this.baseMs) return;
+    this.intervalMs = this.baseMs;
+    const due = this.task.due;
+    if (due !== undefined && due - Date.now() > this.baseMs) this.task.reschedule(this.baseMs);
+  }
+
+  /** True when anything it reports, or the set of processes, changed. */
+  private sample(): boolean {
+    this.lastSampleAt = this.clock.now();
     const tree = readProcessTree(this.rootPid);
-    if (tree.length === 0) return;
+    if (tree.length === 0) return false;
     this.events.tree?.(tree);
+    let changed = false;
+    const pids = tree.map((p) => p.pid).join(',');
+    if (pids !== this.lastPids) {
+      this.lastPids = pids;
+      changed = true;
+    }
     const fgProc = foregroundProcess(tree);
     const fg = fgProc?.comm ?? null;
     if (fg !== this.lastForeground) {
       this.lastForeground = fg;
       this.events.foreground(fg);
+      changed = true;
     }
     const reading = fgProc ? (readsTerminal(fgProc.pid, fgProc.state) ?? false) : false;
     if (reading !== this.lastReading) {
       this.lastReading = reading;
       this.events.ttyRead?.(reading);
+      changed = true;
     }
-    const { busy, changed } = this.activity.observe(summarizeTree(tree, this.clock.now()));
-    if (changed) this.events.busy(busy);
+    const activity = this.activity.observe(summarizeTree(tree, this.clock.now()));
+    if (activity.changed) this.events.busy(activity.busy);
+    // A busy tree is watched at the base pace: the moment it goes idle starts the hang clock.
+    return changed || activity.changed || activity.busy;
   }
 }

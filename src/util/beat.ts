@@ -1,0 +1,138 @@
+/**
+ * One timer for many periodic checks. A hundred jobs each polling once a
+ * second on its own timer wake the process a hundred times a second, at
+ * phases that never line up; that wake-up, not the check, was most of an
+ * idle daemon's cost. Here every task is due on a shared grid (GRID_MS), so
+ * all the checks that fall due together run in one wake-up, and the single
+ * timer is armed only for the earliest of them.
+ */
+export interface BeatTask {
+  /** Runs it at the next grid point at least `ms` from now (sooner or later than planned). */
+  reschedule(ms: number): void;
+  /** When it next runs, in ms since the epoch; undefined once disposed. */
+  readonly due: number | undefined;
+  dispose(): void;
+}
+
+/**
+ * `run` returns the ms until it should run again, or undefined to stop.
+ * It must not throw: an error is reported as a process warning and the task stops.
+ */
+export type BeatRun = () => number | undefined;
+
+const GRID_MS = 250;
+
+export class Beat {
+  private readonly tasks = new Set<Entry>();
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  constructor(
+    private readonly gridMs = GRID_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Runs `run` `firstMs` from now (on the grid), then as often as it asks. */
+  every(firstMs: number, run: BeatRun): BeatTask {
+    const entry = new Entry(this, run);
+    this.tasks.add(entry);
+    entry.reschedule(firstMs);
+    return entry;
+  }
+
+  /** @internal */
+  place(entry: Entry, ms: number): void {
+    entry.at = this.align(this.now() + Math.max(0, ms));
+    if (entry.at < this.armedFor) this.arm(entry.at);
+  }
+
+  /** @internal */
+  remove(entry: Entry): void {
+    this.tasks.delete(entry);
+    if (this.tasks.size === 0) this.disarm();
+  }
+
+  private align(t: number): number {
+    return Math.ceil(t / this.gridMs) * this.gridMs;
+  }
+
+  private arm(at: number): void {
+    clearTimeout(this.timer);
+    this.armedFor = at;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - this.now()));
+    // The tasks' owners keep the process alive; a beat alone never does.
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = Infinity;
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    // A timer may fire a hair early: whatever is due within half a grid step runs now.
+    const until = this.now() + this.gridMs / 2;
+    for (const entry of [...this.tasks]) {
+      if (entry.at <= until && this.tasks.has(entry)) entry.run();
+    }
+    let next = Infinity;
+    for (const entry of this.tasks) next = Math.min(next, entry.at);
+    if (next < this.armedFor && Number.isFinite(next)) this.arm(next);
+  }
+}
+
+class Entry implements BeatTask {
+  at = Infinity;
+  private disposed = false;
+
+  constructor(
+    private readonly beat: Beat,
+    private readonly task: BeatRun,
+  ) {}
+
+  get due(): number | undefined {
+    return this.disposed ? undefined : this.at;
+  }
+
+  reschedule(ms: number): void {
+    if (!this.disposed) this.beat.place(this, ms);
+  }
+
+  run(): void {
+    // Not due again unless it asks: a task that reschedules itself from inside keeps that.
+    this.at = Infinity;
+    let next: number | undefined;
+    try {
+      next = this.task();
+    } catch (e) {
+      process.emitWarning(`a periodic check failed and stopped: ${e instanceof Error ? e.message : String(e)}`);
+      next = undefined;
+    }
+    if (this.disposed) return;
+    if (next === undefined) {
+      if (this.at === Infinity) this.dispose();
+    } else if (this.at === Infinity) this.beat.place(this, next);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.beat.remove(this);
+  }
+}
+
+/** The process's one beat: the daemon's jobs share it. */
+export const sharedBeat = new Beat();
+
+const fine = new Map<number, Beat>();
+
+/** The shared beat, or for a period finer than its grid (tests), a beat of that grain. */
+export function beatFor(periodMs: number): Beat {
+  if (periodMs >= GRID_MS) return sharedBeat;
+  let beat = fine.get(periodMs);
+  if (!beat) fine.set(periodMs, (beat = new Beat(Math.max(1, periodMs))));
+  return beat;
+}
