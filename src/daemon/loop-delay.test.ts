@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Beat } from '../util/beat.js';
 import { LoopDelay } from './loop-delay.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,5 +19,50 @@ describe('LoopDelay', () => {
     d.stop();
     expect(after.max_ms).toBeLessThan(before.max_ms);
     expect(Date.parse(after.since)).toBeGreaterThan(Date.parse(before.since));
+  });
+
+  describe('watches only while the loop works', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('stops after 10 idle seconds in a row, and starts again within a second of work', () => {
+      vi.useFakeTimers({ now: 0 });
+      let use = 0;
+      const d = new LoopDelay({ beat: new Beat(100), utilization: () => use });
+      expect(d.watching).toBe(true);
+      vi.advanceTimersByTime(9_000);
+      expect(d.watching).toBe(true);
+      vi.advanceTimersByTime(1_000);
+      expect(d.watching).toBe(false);
+      use = 0.3;
+      vi.advanceTimersByTime(1_000);
+      expect(d.watching).toBe(true);
+      // Its own timer's share (~1 %) does not keep it going; once off, 2 % starts it.
+      use = 0.02;
+      vi.advanceTimersByTime(9_000);
+      expect(d.watching).toBe(true);
+      vi.advanceTimersByTime(1_000);
+      expect(d.watching).toBe(false);
+      vi.advanceTimersByTime(1_000);
+      expect(d.watching).toBe(true);
+      d.stop();
+      expect(d.watching).toBe(false);
+    });
+  });
+
+  it('a pause in watching is not a delay: each spell has its own histogram, and the report joins them', async () => {
+    let use = 0;
+    const d = new LoopDelay({ beat: new Beat(10), utilization: () => use, checkMs: 10 });
+    await sleep(200);
+    expect(d.watching).toBe(false);
+    const first = d.report();
+    await sleep(400);
+    use = 0.5;
+    await sleep(150);
+    expect(d.watching).toBe(true);
+    const both = d.report();
+    d.stop();
+    expect(both.samples).toBeGreaterThan(first.samples);
+    expect(both.max_ms).toBeLessThan(300);
+    expect(both.p99_ms).toBeLessThanOrEqual(both.max_ms);
   });
 });
