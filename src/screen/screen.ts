@@ -5,9 +5,14 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
+import { collapseScrolled, linesToKeep } from './collapse.js';
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
-const SCROLLBACK = 500;
+export const SCROLLBACK = 500;
+/** The most of one write xterm is handed at once (see write). */
+const PIECE = 64 * 1024;
+/** Writes shorter than this are parsed as they are: too few lines to gain from collapseScrolled. */
+const COLLAPSE_MIN = 128 * 1024;
 
 /**
  * A headless terminal emulator: bytes from a PTY in, what a human would see
@@ -53,6 +58,9 @@ export class Screen {
   /** Resolves once xterm has parsed `data`; never rejects, whatever the bytes. */
   write(data: string | Uint8Array): Promise<void> {
     if (this.disposed || data.length === 0) return Promise.resolve();
+    if (typeof data === 'string' && data.length >= COLLAPSE_MIN && this.collapsible()) {
+      data = collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK));
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         this.pending.delete(done);
@@ -66,8 +74,32 @@ export class Screen {
       // "user input" into an idle buffer is parsed synchronously instead (its
       // typing-latency fast path); empty input has no other effect.
       this.term.input('', true);
-      this.term.write(data, done);
+      // A big write goes in pieces: xterm parses queued pieces in 12 ms slices
+      // between other work, where one piece of megabytes would hold the thread.
+      for (let at = 0; at < data.length; at += PIECE) {
+        const end = Math.min(data.length, at + PIECE);
+        this.term.write(at === 0 && end === data.length ? data : data.slice(at, end), end === data.length ? done : undefined);
+      }
     });
+  }
+
+  /**
+   * Whether a flood may skip its scrolled-off lines (collapseScrolled): xterm
+   * idle in its parser's ground state (not inside an escape sequence a previous
+   * write began), scrolling the whole screen, not inserting. Read from xterm's
+   * internals (@xterm/headless is pinned); when they are not there, never.
+   */
+  private collapsible(): boolean {
+    const core = (this.term as unknown as { _core?: XtermCore })._core;
+    const buffer = core?.buffer;
+    return (
+      this.pending.size === 0 &&
+      core?._inputHandler?._parser?.currentState === 0 &&
+      buffer?.scrollTop === 0 &&
+      buffer.scrollBottom === this.term.rows - 1 &&
+      !this.term.modes.insertMode &&
+      !this.term.modes.originMode
+    );
   }
 
   resize(cols: number, rows: number): void {
@@ -163,6 +195,12 @@ export class Screen {
     this.snapshot();
     this.term.dispose();
   }
+}
+
+/** The few xterm internals collapsible() reads. */
+interface XtermCore {
+  _inputHandler?: { _parser?: { currentState?: number } };
+  buffer?: { scrollTop?: number; scrollBottom?: number };
 }
 
 /** Box-drawing and block characters (U+2500–U+259F): a dialog's frame, not its text. */

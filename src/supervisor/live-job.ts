@@ -47,6 +47,7 @@ export class LiveJob {
   private readonly cast: JobRecording;
   private readonly typed: RecordedInput;
   private readonly feed: ScreenFeed;
+  private readonly screenView: ScreenView;
   private readonly timer: DeadlineTimer;
   private readonly procs: ProcSampler;
   private readonly promptSampler: PromptSampler;
@@ -107,6 +108,7 @@ export class LiveJob {
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
     this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }));
+    this.screenView = this.feed.view();
     store.add(() => this.feed.dispose());
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = new PersonActs({
@@ -240,7 +242,7 @@ export class LiveJob {
   }
 
   get screen(): ScreenView {
-    return this.screenState;
+    return this.screenView;
   }
 
   get state(): Watchdog['state'] {
@@ -370,7 +372,7 @@ export class LiveJob {
       sendText: (text) => this.typed.text(text),
       stop: (cause) => void this.stop(cause),
       state: () => this.watchdog.state,
-      screen: () => this.screenState.snapshot().rows,
+      screen: () => this.screenView.snapshot().rows,
     };
   }
 
@@ -439,7 +441,7 @@ export class LiveJob {
     const reason = this.watchdog.reason;
     // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.
     const agent = this.agents.agent;
-    this.emit({ kind: 'finish', t: now, reason, screen: this.screenState.text(), agent: agent?.summary() });
+    this.emit({ kind: 'finish', t: now, reason, screen: this.screenView.text(), agent: agent?.summary() });
     // Finished its task (exit 0, or a turn that ended with nothing held against it): no card.
     if (agent && !isSuccess(reason)) await agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');

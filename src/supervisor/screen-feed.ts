@@ -2,17 +2,30 @@
  * Feeds PTY output into the job's Screen and shows the watchdog a snapshot
  * once xterm has parsed it — at most every SCREEN_SAMPLE_MS while output
  * streams, and always at the end of a burst (a trailing timer), as drills do.
+ *
+ * Output waits, unparsed, for the moment the screen is next looked at: the
+ * watchdog sees nothing in between, and a flood parsed as one batch lets the
+ * Screen skip the lines that scroll away unseen (collapseScrolled), which a
+ * chunk at a time never could. Readers of the screen (show, the web
+ * terminal) go through view(), which parses what waits first.
  */
 import type { Clock } from '../core/clock.js';
 import type { ScreenSnapshot } from '../core/screen-snapshot.js';
 import { SCREEN_SAMPLE_MS } from '../core/watchdog-types.js';
 import type { Screen } from '../screen/screen.js';
+import type { ScreenView } from './job-spec.js';
+
+/** Output held back at most (UTF-16 units) before it is parsed anyway: memory stays bounded. */
+const MAX_UNPARSED = 16_000_000;
 
 export class ScreenFeed {
   private last: Promise<void> = Promise.resolve();
   private lastSeen = -Infinity;
-  private pending = false;
+  private unparsed: string[] = [];
+  private unparsedLength = 0;
   private trailing: NodeJS.Timeout | undefined;
+  /** Parsed since the watchdog last saw the screen. */
+  private pendingShow = false;
 
   constructor(
     private readonly screen: Screen,
@@ -21,38 +34,71 @@ export class ScreenFeed {
   ) {}
 
   push(data: string): void {
-    this.last = this.screen.write(data).then(() => this.parsed());
+    this.unparsed.push(data);
+    this.unparsedLength += data.length;
+    const wait = this.lastSeen + SCREEN_SAMPLE_MS - this.clock.now();
+    if (wait <= 0 || this.unparsedLength >= MAX_UNPARSED) this.sample();
+    else this.trailing ??= setTimeout(() => this.sample(), wait);
   }
 
   resize(cols: number, rows: number): void {
+    this.parse();
     this.screen.resize(cols, rows);
-    this.pending = true;
-    this.flush();
+    this.pendingShow = true;
+    this.sample();
   }
 
   /** Resolves when everything pushed so far is on the screen and shown to the watchdog. */
   async settled(): Promise<void> {
+    this.parse();
     await this.last;
-    this.flush();
+    this.show();
+  }
+
+  /** The screen for its readers: what waits is parsed before each read. */
+  view(): ScreenView {
+    const screen = this.screen;
+    const feed = this;
+    return {
+      get cols() {
+        return screen.cols;
+      },
+      get rows() {
+        return screen.rows;
+      },
+      text: () => (feed.parse(), screen.text()),
+      snapshot: () => (feed.parse(), screen.snapshot()),
+      serialize: () => (feed.parse(), screen.serialize()),
+    };
   }
 
   dispose(): void {
     clearTimeout(this.trailing);
   }
 
-  private parsed(): void {
-    this.pending = true;
-    const wait = this.lastSeen + SCREEN_SAMPLE_MS - this.clock.now();
-    if (wait <= 0) this.flush();
-    else this.trailing ??= setTimeout(() => this.flush(), wait);
-  }
-
-  private flush(): void {
+  /** Parses what waits, then shows the watchdog the screen once that is done. */
+  private sample(): void {
     clearTimeout(this.trailing);
     this.trailing = undefined;
-    if (!this.pending) return;
-    this.pending = false;
+    this.parse();
     this.lastSeen = this.clock.now();
+    this.last = this.last.then(() => this.show());
+  }
+
+  /** Hands what waits to xterm as one write (a small one is parsed at once; see Screen.write). */
+  private parse(): void {
+    if (this.unparsed.length === 0) return;
+    const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
+    this.unparsed = [];
+    this.unparsedLength = 0;
+    this.pendingShow = true;
+    const written = this.screen.write(data);
+    this.last = this.last.then(() => written);
+  }
+
+  private show(): void {
+    if (!this.pendingShow) return;
+    this.pendingShow = false;
     this.onSnapshot(this.screen.snapshot());
   }
 }

@@ -1,0 +1,100 @@
+import xterm from '@xterm/headless';
+import serializeAddon from '@xterm/addon-serialize';
+import { describe, expect, it } from 'vitest';
+import { collapseScrolled, linesToKeep } from './collapse.js';
+import { SCROLLBACK, Screen } from './screen.js';
+
+const COLS = 40;
+const ROWS = 10;
+const KEEP = linesToKeep(ROWS, SCROLLBACK);
+
+/** Everything a terminal holds after `chunks`: scrollback, viewport, colours, cursor, as the serialize addon writes it. */
+async function state(chunks: string[]): Promise<string> {
+  const term = new xterm.Terminal({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, allowProposedApi: true });
+  const ser = new serializeAddon.SerializeAddon();
+  term.loadAddon(ser);
+  for (const c of chunks) await new Promise<void>((r) => term.write(c, r));
+  const b = term.buffer.active;
+  const out = `${ser.serialize({ scrollback: SCROLLBACK })}|${b.cursorX},${b.cursorY},${b.baseY}`;
+  term.dispose();
+  return out;
+}
+
+/** A seeded generator: the same "random" flood every run. */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+function flood(seed: number, lines: number): string {
+  const r = rng(seed);
+  const words = ['alpha', 'β-test', '日本語', 'x\ty', '\x1b[1;31mred\x1b[0m', '\x1b[44m', '\x1b[m', 'a'.repeat(55), '🙂', '\x1b[38;5;208mo'];
+  let s = '';
+  for (let i = 0; i < lines; i++) {
+    const n = Math.floor(r() * 6);
+    for (let k = 0; k < n; k++) s += words[Math.floor(r() * words.length)]! + ' ';
+    s += '\r\n';
+  }
+  return s + 'tail without a line end \x1b[32m';
+}
+
+describe('collapseScrolled', () => {
+  it.each([1, 2, 3, 4, 5])('leaves the terminal exactly as the whole flood does (seed %i)', async (seed) => {
+    // Content above, the cursor mid-screen and a colour in force when the flood starts.
+    const before = 'old row one that is long\r\nold two\r\n\x1b[33mhalf a line ';
+    const data = flood(seed, 3 * KEEP);
+    const collapsed = collapseScrolled(data, KEEP);
+    expect(collapsed.length).toBeLessThan(data.length);
+    expect(await state([before, collapsed])).toBe(await state([before, data]));
+  });
+
+  it('parses whole what moves the cursor otherwise, and what is too short to gain', () => {
+    const lines = (n: number, line: string) => Array.from({ length: n }, () => line).join('');
+    for (const odd of ['\x1b[2;1H', '\r', '\n', '\x1b]0;title\x07', '\x07', '\x1b[?1049h', '\x9b2J', '\x1b[38:2:1:2:3m']) {
+      const data = lines(KEEP, 'text\r\n') + odd + lines(KEEP, 'more\r\n');
+      expect(collapseScrolled(data, KEEP)).toBe(data);
+    }
+    const short = lines(KEEP, 'text\r\n');
+    expect(collapseScrolled(short, KEEP)).toBe(short);
+  });
+
+  it('keeps the colour state of the lines it skips, from their last reset on', () => {
+    const data = 'first\r\n' + '\x1b[31mA\x1b[0m\r\n'.repeat(10) + '\x1b[1m\x1b[44mB\r\n' + 'kept\r\n'.repeat(3);
+    expect(collapseScrolled(data, 3)).toBe('first\r\n\x1b[0m\x1b[1m\x1b[44m' + 'kept\r\n'.repeat(3));
+  });
+});
+
+describe('Screen: a flood written in one piece', () => {
+  it('with a scroll region set, parses everything: the same rows as the same bytes in small pieces', async () => {
+    const data = flood(7, 3 * KEEP) + ' '.repeat(200 * 1024) + 'end';
+    const screen = new Screen(COLS, ROWS);
+    await screen.write('\x1b[3;8r');
+    await screen.write(data);
+    const chunked = new Screen(COLS, ROWS);
+    await chunked.write('\x1b[3;8r');
+    for (let i = 0; i < data.length; i += 4096) await chunked.write(data.slice(i, i + 4096));
+    expect(screen.snapshot().rows).toEqual(chunked.snapshot().rows);
+    expect(screen.snapshot().rows.join('')).not.toBe('');
+    screen.dispose();
+    chunked.dispose();
+  });
+
+  it('a big plain flood: same rows and cursor as the same bytes in small pieces', async () => {
+    const data = flood(11, 4000) + '\r\n' + 'x'.repeat(140 * 1024);
+    const big = new Screen(COLS, ROWS);
+    await big.write('start ');
+    await big.write(data);
+    const small = new Screen(COLS, ROWS);
+    await small.write('start ');
+    for (let i = 0; i < data.length; i += 4096) await small.write(data.slice(i, i + 4096));
+    expect(big.snapshot().rows).toEqual(small.snapshot().rows);
+    expect(big.snapshot().cursor).toEqual(small.snapshot().cursor);
+    big.dispose();
+    small.dispose();
+  });
+});
