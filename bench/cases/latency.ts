@@ -11,7 +11,7 @@
  * 20 trials each, one at a time (smoke: 3); the hangs (5, smoke: 1) run
  * meanwhile, as they only sleep.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Daemon } from '../lib/daemon.js';
@@ -63,11 +63,18 @@ function command(kind: Trial['kind'], marker: string, dialogFile: string): strin
     case 'dialog':
       return [process.execPath, dialogFile, marker];
     case 'hang':
-      return ['bash', '-c', `sleep 1; echo "working on it"; date +%s%3N > '${marker}'; sleep 600`];
+      // The hang clock runs from the last sign of progress, and a child going idle is one, and so is disk I/O
+      // (README: How the watchdog decides): so the last thing is the screen's new line, stamped by a builtin into
+      // a tmpfs file (no storage I/O; see the marker's path), and sleep takes bash's place.
+      return ['bash', '-c', `sleep 3; echo "working on it"; echo $EPOCHREALTIME > '${marker}'; exec sleep 600`];
   }
 }
 
-const markerMs = (file: string): number => Number(readFileSync(file, 'utf8').trim());
+/** `date +%s%3N` (ms) or bash's $EPOCHREALTIME (seconds, with a fraction). */
+const markerMs = (file: string): number => {
+  const text = readFileSync(file, 'utf8').trim();
+  return text.includes('.') ? Math.round(Number(text) * 1000) : Number(text);
+};
 
 /** Waits until the job has a `blocked` transition; returns its time minus the marker's, in seconds, and its state/reason. */
 async function await_(d: Daemon, t: Trial, ms: number): Promise<void> {
@@ -100,7 +107,8 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
     let seq = 0;
     const start = async (kind: Trial['kind']): Promise<Trial> => {
       const name = `${kind}-${seq++}`;
-      const t: Trial = { kind, name, marker: path.join(dir, `${name}.t`) };
+      // /dev/shm: a tmpfs, whose writes are no storage I/O, so writing the stamp is not activity of the job's.
+      const t: Trial = { kind, name, marker: kind === 'hang' && existsSync('/dev/shm') ? path.join('/dev/shm', `${path.basename(dir)}-${name}.t`) : path.join(dir, `${name}.t`) };
       await d.submit(name, command(kind, t.marker, dialogFile), dir);
       return t;
     };
@@ -149,5 +157,6 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
   } finally {
     await daemon?.stop();
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    if (existsSync('/dev/shm')) for (const f of readdirSync('/dev/shm')) if (f.startsWith(`${path.basename(dir)}-`)) rmSync(path.join('/dev/shm', f), { force: true });
   }
 }
