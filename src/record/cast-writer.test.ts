@@ -65,17 +65,33 @@ describe('CastWriter', () => {
     expect(events.map((e) => e.data)).toEqual([...nasty, '\ud83d']);
   });
 
-  it('leaves a complete, parseable cast on disk after every event while still open', () => {
+  it('leaves a complete, parseable cast on disk at every moment while open, each event in it within 10 ms', async () => {
     const path = freshPath();
     const w = CastWriter.open(path, { width: 80, height: 24 }, START);
     expect(parseCast(readFileSync(path, 'utf8'), path).events).toEqual([]);
     for (let i = 1; i <= 20; i++) {
       w.output(START + i * 10, `chunk ${i}\n`);
+      // Gathered for one write: whatever is on disk is whole lines, never more than was written.
+      expect(parseCast(readFileSync(path, 'utf8'), path).events.length).toBeLessThanOrEqual(i);
+      await new Promise((r) => setTimeout(r, 25));
       const { events } = parseCast(readFileSync(path, 'utf8'), path);
       expect(events).toHaveLength(i);
       expect(events.at(-1)).toEqual({ t: i / 100, code: 'o', data: `chunk ${i}\n` });
     }
     w.close();
+  });
+
+  it('a flood goes to disk in batches of at most 256 KB, so a kill loses at most one batch', () => {
+    const path = freshPath();
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+    const chunk = 'x'.repeat(4096);
+    for (let i = 0; i < 200; i++) w.output(START + i, chunk);
+    // 200 events of 4 KB: all but the last (unfilled) batch are on disk already, without waiting.
+    const onDisk = parseCast(readFileSync(path, 'utf8'), path).events.length;
+    expect(onDisk).toBeGreaterThanOrEqual(200 - 64);
+    expect(onDisk).toBeLessThan(200);
+    w.close();
+    expect(parseCast(readFileSync(path, 'utf8'), path).events).toHaveLength(200);
   });
 
   it('never lets times decrease, even when the caller clock goes back', async () => {
