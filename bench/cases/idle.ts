@@ -36,7 +36,8 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
   const log = logger(opts);
   const n = opts.smoke ? 6 : 100;
   const seconds = opts.smoke ? 5 : 30;
-  const settleMs = opts.smoke ? 2_000 : 5_000;
+  // Idle is the steady state: a quiet job's /proc reads back off to one in 30 s, its file polls too (README: Performance).
+  const settleMs = opts.smoke ? 2_000 : 45_000;
   const dir = mkdtempSync(path.join(tmpdir(), 'ns-bench-idle-'));
   const tmux = haveTmux() ? new Tmux() : null;
   let daemon: Daemon | null = null;
