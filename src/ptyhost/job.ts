@@ -9,7 +9,7 @@ import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { resolveCommand } from '../pty/host.js';
 import { InputError } from '../util/errors.js';
 import type { JobExit, JobInfo, NoteArgs, RecordingProblem, SpawnArgs } from './protocol.js';
-import { CastAppender } from './recording.js';
+import { recordingThread, type JobRecording } from './recording-thread.js';
 import { OutputRing } from './ring.js';
 
 export interface JobSink {
@@ -31,13 +31,15 @@ export class HostJob {
   recordingProblem: RecordingProblem | null = null;
   /** Sinks that asked for a pause (a client whose socket is full); the PTY reads again when none is left. */
   private readonly pausers = new Set<JobSink>();
+  /** Stands for the recording's thread among the pausers. */
+  private readonly recorder: JobSink = { output: () => undefined, exit: () => undefined, problem: () => undefined };
 
   private constructor(
     readonly id: string,
     readonly command: string,
     private readonly pty: IPty,
     ringBytes: number,
-    private recording: CastAppender | undefined,
+    private recording: JobRecording | undefined,
     private readonly onEnd: (job: HostJob) => void,
     private readonly clientCloses: boolean,
   ) {
@@ -60,14 +62,16 @@ export class HostJob {
       if (job) job.recordingFailed(p);
       else early = p;
     };
-    const recording = a.recording ? CastAppender.open(a.recording, header, startMs, a.recordingCap, problem) : undefined;
+    // The recording's thread may fall behind a flood: the job's output then waits, as for a slow client.
+    const behind = (b: boolean) => job && (b ? job.pauseFor(job.recorder) : job.resumeFor(job.recorder));
+    const recording = a.recording ? recordingThread().create(a.recording, header, startMs, a.recordingCap ?? Infinity, { problem, behind }) : undefined;
     try {
       const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
       job = new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd, a.clientCloses === true);
       job.recordingProblem = early;
       return job;
     } catch (e) {
-      recording?.close('spawn-failed', Date.now());
+      void recording?.close('spawn-failed', Date.now());
       throw e;
     }
   }
@@ -103,10 +107,11 @@ export class HostJob {
     this.pty.kill(signal);
   }
 
-  private closeRecording(marker: string | null): void {
+  private closeRecording(marker: string | null): Promise<void> {
     clearTimeout(this.closeTimer);
-    this.recording?.close(marker, Date.now());
+    const closed = this.recording?.close(marker, Date.now()) ?? Promise.resolve();
     this.recording = undefined;
+    return closed;
   }
 
   private recordingFailed(p: RecordingProblem): void {
@@ -122,7 +127,7 @@ export class HostJob {
    */
   note(n: NoteArgs): null {
     // The last word goes after the tail of a capped recording, as the host's own exit marker would.
-    if (n.stop && this.exitInfo && n.code === 'm') return this.closeRecording(n.data), null;
+    if (n.stop && this.exitInfo && n.code === 'm') return void this.closeRecording(n.data), null;
     if (n.code === 'i') this.recording?.input(n.data, Date.now());
     else this.recording?.marker(n.data, Date.now());
     if (n.stop) this.recording?.suspend();
@@ -152,9 +157,18 @@ export class HostJob {
     // The shell's number for it (128 + the signal), as the daemon's own recordings say it.
     const marker = `exit:${signal ? 128 + signal : exitCode}`;
     // A client watching has markers of its own still to come (a transcript read to its end) and ends the file with its note; one that never does is not waited for long.
-    if (this.clientCloses && this.sinks.size > 0 && this.recording) this.closeTimer = setTimeout(() => this.closeRecording(marker), LAST_NOTE_MS);
-    else this.closeRecording(marker);
-    for (const s of this.sinks) s.exit(this, exit);
+    if (this.clientCloses && this.sinks.size > 0 && this.recording) {
+      this.closeTimer = setTimeout(() => void this.closeRecording(marker), LAST_NOTE_MS);
+      this.announce(exit);
+    } else {
+      // Told once the file is whole: whoever reads the recording on the exit finds it finished.
+      const sinks = [...this.sinks];
+      void this.closeRecording(marker).then(() => this.announce(exit, sinks));
+    }
+  }
+
+  private announce(exit: JobExit, sinks: readonly JobSink[] = [...this.sinks]): void {
+    for (const s of sinks) s.exit(this, exit);
     this.onEnd(this);
     this.sinks.clear();
     this.pausers.clear();

@@ -22,6 +22,8 @@ import { formatSize } from '../util/size.js';
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
 
+export type CastHeader = { width: number; height: number; command: string } & Record<string, unknown>;
+
 export class CastAppender {
   private readonly decoder = new StringDecoder('utf8');
   private pending: string[] = [];
@@ -55,7 +57,13 @@ export class CastAppender {
   }
 
   /** A new file, or an empty one: the host writes the header and every event, so it refuses a file with a story in it. */
-  static open(path: string, header: { width: number; height: number; command: string } & Record<string, unknown>, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
+  static open(path: string, header: CastHeader, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
+    const { fd, written } = CastAppender.create(path, header, startMs);
+    return CastAppender.adopt(path, fd, written, startMs, cap, onProblem);
+  }
+
+  /** Opens the file and writes its header: synchronous, so a bad path fails the spawn. Returns the fd for adopt(). */
+  static create(path: string, header: CastHeader, startMs: number): { fd: number; written: number } {
     let fd: number;
     try {
       fd = openSync(path, 'a', 0o600);
@@ -66,9 +74,20 @@ export class CastAppender {
       closeSync(fd);
       throw new InputError(`recording ${JSON.stringify(path)} is not empty; the host writes its own header, give it a new file`);
     }
+    const line = Buffer.from(`${JSON.stringify({ version: 2, ...header, timestamp: Math.floor(startMs / 1000) })}\n`);
+    try {
+      for (let done = 0; done < line.length; ) done += writeSync(fd, line, done);
+    } catch (e) {
+      closeSync(fd);
+      throw new InputError(`cannot write recording ${JSON.stringify(path)}: ${(e as Error).message}`);
+    }
+    return { fd, written: line.length };
+  }
+
+  /** The events of a file create() began (here or in another thread of the process: an fd is the process's). */
+  static adopt(path: string, fd: number, written: number, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
     const rec = new CastAppender(path, fd, startMs, cap, onProblem);
-    rec.pending.push(`${JSON.stringify({ version: 2, ...header, timestamp: Math.floor(startMs / 1000) })}\n`);
-    rec.flush();
+    rec.written = written;
     return rec;
   }
 

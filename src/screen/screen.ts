@@ -6,6 +6,7 @@ import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
 import { collapseScrolled, linesToKeep } from './collapse.js';
+import { DirtyRows } from './dirty-rows.js';
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
 export const SCROLLBACK = 500;
@@ -27,10 +28,15 @@ export class Screen {
   private generation = 0;
   private disposed = false;
   private serializer: InstanceType<typeof serializeAddon.SerializeAddon> | undefined;
+  private readonly dirty: DirtyRows;
+  /** The rows the last snapshot read, and where they were read from (buffer, page, size). */
+  private lastRows: readonly string[] = [];
+  private lastPlace = '';
 
   constructor(cols: number, rows: number) {
     checkSize(cols, rows);
     this.term = new xterm.Terminal({ cols, rows, scrollback: SCROLLBACK, allowProposedApi: true });
+    this.dirty = new DirtyRows(this.term);
     this.term.onWriteParsed(() => {
       this.cached = undefined;
     });
@@ -58,9 +64,7 @@ export class Screen {
   /** Resolves once xterm has parsed `data`; never rejects, whatever the bytes. */
   write(data: string | Uint8Array): Promise<void> {
     if (this.disposed || data.length === 0) return Promise.resolve();
-    if (typeof data === 'string' && data.length >= COLLAPSE_MIN && this.collapsible()) {
-      data = collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK));
-    }
+    if (typeof data === 'string') data = this.collapse(data);
     return new Promise((resolve) => {
       const done = (): void => {
         this.pending.delete(done);
@@ -81,6 +85,15 @@ export class Screen {
         this.term.write(at === 0 && end === data.length ? data : data.slice(at, end), end === data.length ? done : undefined);
       }
     });
+  }
+
+  /**
+   * `data` without the lines that would scroll out of this terminal's memory
+   * unseen if it were written now (collapseScrolled), when that is safe;
+   * else `data` itself. A writer holding output back may call it as it goes.
+   */
+  collapse(data: string): string {
+    return data.length >= COLLAPSE_MIN && this.collapsible() ? collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK)) : data;
   }
 
   /**
@@ -106,6 +119,7 @@ export class Screen {
     checkSize(cols, rows);
     if (this.disposed) return;
     this.term.resize(cols, rows);
+    this.dirty.markAll();
     this.generation++;
     this.cached = undefined;
   }
@@ -122,7 +136,16 @@ export class Screen {
     const rows = new Array<string>(height);
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     const baseY = buf.baseY;
-    for (let y = 0; y < height; y++) rows[y] = trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+    // Rows xterm did not mark for a redraw are as the last snapshot read them, if it read the same page.
+    const place = `${buf.type}:${baseY}:${cols}x${height}`;
+    const dirty = this.dirty.take();
+    const same = place === this.lastPlace && dirty !== 'all';
+    for (let y = 0; y < height; y++) {
+      const clean = same && (dirty === null || y < dirty[0] || y > dirty[1]);
+      rows[y] = clean ? this.lastRows[y]! : trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+    }
+    this.lastRows = rows;
+    this.lastPlace = place;
     const generation = this.generation;
     const styles = new Map<number, string | null>();
     const styleOf = (y: number): string | null => {

@@ -17,6 +17,12 @@ import type { ScreenView } from './job-spec.js';
 
 /** Output held back at most (UTF-16 units) before it is parsed anyway: memory stays bounded. */
 const MAX_UNPARSED = 16_000_000;
+/**
+ * A flood is collapsed as it comes, each time this much more is held: one
+ * pass over 7 MB at the sample held the thread 25 ms, and the PTY host's
+ * flow control then held the job; 1 MB at a time is 3 ms.
+ */
+const COMPACT_EVERY = 1_000_000;
 
 export class ScreenFeed {
   private last: Promise<void> = Promise.resolve();
@@ -26,6 +32,10 @@ export class ScreenFeed {
   private trailing: NodeJS.Timeout | undefined;
   /** Parsed since the watchdog last saw the screen. */
   private pendingShow = false;
+  /** How much of what is held has been through compact(): the rest is new. */
+  private compactedLength = 0;
+  /** What is held is known not to be a plain flood: compacting again would read it all again for nothing. */
+  private notPlain = false;
 
   constructor(
     private readonly screen: Screen,
@@ -36,6 +46,7 @@ export class ScreenFeed {
   push(data: string): void {
     this.unparsed.push(data);
     this.unparsedLength += data.length;
+    if (this.unparsedLength - this.compactedLength >= COMPACT_EVERY) this.compact();
     const wait = this.lastSeen + SCREEN_SAMPLE_MS - this.clock.now();
     if (wait <= 0 || this.unparsedLength >= MAX_UNPARSED) this.sample();
     else this.trailing ??= setTimeout(() => this.sample(), wait);
@@ -91,9 +102,21 @@ export class ScreenFeed {
     const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
     this.unparsed = [];
     this.unparsedLength = 0;
+    this.compactedLength = 0;
+    this.notPlain = false;
     this.pendingShow = true;
     const written = this.screen.write(data);
     this.last = this.last.then(() => written);
+  }
+
+  /** What is held, collapsed (Screen.collapse): a plain flood's middle goes now, in small passes. */
+  private compact(): void {
+    if (this.notPlain) return;
+    const data = this.unparsed.join('');
+    const kept = this.screen.collapse(data);
+    if (kept === data) this.notPlain = true;
+    this.unparsed = [kept];
+    this.unparsedLength = this.compactedLength = kept.length;
   }
 
   private show(): void {

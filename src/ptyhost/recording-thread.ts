@@ -1,0 +1,194 @@
+/**
+ * The host's recordings on a worker thread. A tty hands over at most 4 KB a
+ * read and its writer waits while the reader is busy, so every ms the host
+ * spends per read is a ms the job waits: decoding, JSON-escaping and writing
+ * the asciicast lines was 0.85 s of host CPU per 200 MB, holding a flood at
+ * 0.73x of a bare reader. Here the host's thread only copies the bytes out
+ * (gathered for FLUSH_MS, one message per batch) and the worker does the rest.
+ *
+ * Bounded loss: the file is the worker's writes, so a kill -9 of the host
+ * loses what is gathered (10 ms) and what the worker has not written yet;
+ * that is kept under BEHIND_BYTES by pausing the job's PTY until the worker
+ * catches up (the same pause a slow client gets).
+ */
+import { Worker } from 'node:worker_threads';
+import { CastAppender, type CastHeader } from './recording.js';
+
+export type ToRecorder =
+  | { op: 'adopt'; key: number; path: string; fd: number; written: number; startMs: number; cap: number | null }
+  | { op: 'o'; key: number; t: number; data: ArrayBuffer }
+  | { op: 'r'; key: number; t: number; cols: number; rows: number }
+  | { op: 'i' | 'm'; key: number; t: number; data: string }
+  | { op: 'suspend'; key: number }
+  | { op: 'close'; key: number; t: number; marker: string | null };
+
+export type FromRecorder =
+  | { op: 'written'; key: number; bytes: number }
+  | { op: 'problem'; key: number; message: string; code: string | null }
+  | { op: 'closed'; key: number };
+
+const FLUSH_MS = 10;
+const BATCH_BYTES = 256 * 1024;
+/** Output handed to the worker and not yet taken: past this the job's PTY waits (bounds a crash's loss too). */
+const BEHIND_BYTES = 4 * 1024 * 1024;
+
+export interface RecordingEvents {
+  problem(e: Error): void;
+  /** True: the worker is behind, hold the job's output; false: go on. */
+  behind(behind: boolean): void;
+}
+
+/** What HostJob uses of a recording (CastAppender's calls), wherever it is written. */
+export interface JobRecording {
+  output(data: Buffer, nowMs: number): void;
+  resize(cols: number, rows: number, nowMs: number): void;
+  input(data: string, nowMs: number): void;
+  marker(label: string, nowMs: number): void;
+  suspend(): void;
+  /** Resolves once the file is complete and closed. */
+  close(marker: string | null, nowMs: number): Promise<void>;
+}
+
+let thread: RecordingThread | undefined;
+
+/** The host's one recording thread, started with the first recording. */
+export function recordingThread(): RecordingThread {
+  thread ??= new RecordingThread();
+  return thread;
+}
+
+export class RecordingThread {
+  private readonly worker: Worker;
+  private readonly open = new Map<number, RemoteRecording>();
+  private nextKey = 1;
+
+  constructor() {
+    this.worker = new Worker(new URL('./recording-worker.js', import.meta.url));
+    // The jobs keep the host alive; a recording thread with nothing to do never does.
+    this.worker.unref();
+    this.worker.on('message', (m: FromRecorder) => this.open.get(m.key)?.received(m));
+    this.worker.on('error', (e) => {
+      for (const r of this.open.values()) r.failed(new Error(`the recording thread failed: ${e.message}`, { cause: e }));
+    });
+  }
+
+  /** Creates the file and writes its header here (a bad path fails the spawn); the events go to the worker. */
+  create(path: string, header: CastHeader, startMs: number, cap: number, on: RecordingEvents): JobRecording {
+    const { fd, written } = CastAppender.create(path, header, startMs);
+    const key = this.nextKey++;
+    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), on, () => this.open.delete(key));
+    this.open.set(key, rec);
+    this.worker.postMessage({ op: 'adopt', key, path, fd, written, startMs, cap: Number.isFinite(cap) ? cap : null } satisfies ToRecorder);
+    return rec;
+  }
+}
+
+class RemoteRecording implements JobRecording {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  private at = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private unwritten = 0;
+  private isBehind = false;
+  private closing: Promise<void> | undefined;
+  private resolveClosed: (() => void) | undefined;
+  private dead = false;
+
+  constructor(
+    private readonly key: number,
+    private readonly post: (m: ToRecorder, transfer?: ArrayBuffer[]) => void,
+    private readonly on: RecordingEvents,
+    private readonly forget: () => void,
+  ) {}
+
+  output(data: Buffer, nowMs: number): void {
+    if (this.closing || this.dead) return;
+    if (this.chunks.length === 0) this.at = nowMs;
+    this.chunks.push(data);
+    this.bytes += data.length;
+    if (this.bytes >= BATCH_BYTES) this.send();
+    else this.timer ??= setTimeout(() => this.send(), FLUSH_MS);
+  }
+
+  resize(cols: number, rows: number, nowMs: number): void {
+    this.event({ op: 'r', key: this.key, t: nowMs, cols, rows });
+  }
+
+  input(data: string, nowMs: number): void {
+    this.event({ op: 'i', key: this.key, t: nowMs, data });
+  }
+
+  marker(label: string, nowMs: number): void {
+    this.event({ op: 'm', key: this.key, t: nowMs, data: label });
+  }
+
+  suspend(): void {
+    this.event({ op: 'suspend', key: this.key });
+  }
+
+  close(marker: string | null, nowMs: number): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      this.resolveClosed = resolve;
+      this.send();
+      if (this.dead) return this.closed();
+      this.post({ op: 'close', key: this.key, t: nowMs, marker });
+    });
+    return this.closing;
+  }
+
+  received(m: FromRecorder): void {
+    if (m.op === 'written') this.took(m.bytes);
+    else if (m.op === 'problem') this.on.problem(Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+    else this.closed();
+  }
+
+  /** The worker is gone: nothing more is written, and nothing waits for it. */
+  failed(e: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.on.problem(e);
+    this.took(this.unwritten);
+    if (this.closing) this.closed();
+  }
+
+  private closed(): void {
+    this.forget();
+    this.resolveClosed?.();
+  }
+
+  private event(m: ToRecorder): void {
+    if (this.closing || this.dead) return;
+    this.send();
+    this.post(m);
+  }
+
+  /** Gathered output to the worker, its bytes copied into one buffer that moves to the worker (no second copy). */
+  private send(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.chunks.length === 0 || this.dead) return;
+    const data = new ArrayBuffer(this.bytes);
+    const view = new Uint8Array(data);
+    let at = 0;
+    for (const c of this.chunks) {
+      view.set(c, at);
+      at += c.length;
+    }
+    this.unwritten += this.bytes;
+    this.chunks = [];
+    this.bytes = 0;
+    this.post({ op: 'o', key: this.key, t: this.at, data }, [data]);
+    if (!this.isBehind && this.unwritten > BEHIND_BYTES) {
+      this.isBehind = true;
+      this.on.behind(true);
+    }
+  }
+
+  private took(bytes: number): void {
+    this.unwritten -= bytes;
+    if (this.isBehind && this.unwritten <= BEHIND_BYTES / 4) {
+      this.isBehind = false;
+      this.on.behind(false);
+    }
+  }
+}

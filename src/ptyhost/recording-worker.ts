@@ -1,0 +1,42 @@
+/**
+ * The PTY host's recordings, written on a thread of their own (see
+ * recording-thread.ts): each job's CastAppender lives here, fed by messages
+ * in the order the host sent them.
+ */
+import { parentPort } from 'node:worker_threads';
+import { CastAppender } from './recording.js';
+import type { ToRecorder, FromRecorder } from './recording-thread.js';
+
+const port = parentPort;
+if (!port) throw new Error('recording-worker runs as a worker thread of the PTY host');
+
+const appenders = new Map<number, CastAppender>();
+const reply = (m: FromRecorder) => port.postMessage(m);
+
+port.on('message', (m: ToRecorder) => {
+  if (m.op === 'adopt') {
+    const problem = (e: Error) => reply({ op: 'problem', key: m.key, message: e.message, code: (e as NodeJS.ErrnoException).code ?? null });
+    appenders.set(m.key, CastAppender.adopt(m.path, m.fd, m.written, m.startMs, m.cap ?? Infinity, problem));
+    return;
+  }
+  const rec = appenders.get(m.key);
+  if (!rec) return;
+  switch (m.op) {
+    case 'o':
+      rec.output(Buffer.from(m.data), m.t);
+      reply({ op: 'written', key: m.key, bytes: m.data.byteLength });
+      return;
+    case 'r':
+      return rec.resize(m.cols, m.rows, m.t);
+    case 'i':
+      return rec.input(m.data, m.t);
+    case 'm':
+      return rec.marker(m.data, m.t);
+    case 'suspend':
+      return rec.suspend();
+    case 'close':
+      rec.close(m.marker, m.t);
+      appenders.delete(m.key);
+      reply({ op: 'closed', key: m.key });
+  }
+});
