@@ -1,6 +1,7 @@
 import xterm from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import { describe, expect, it } from 'vitest';
+import { rng } from '../../test/helpers/rng.js';
 import { collapseScrolled, linesToKeep } from './collapse.js';
 import { SCROLLBACK, Screen } from './screen.js';
 
@@ -18,17 +19,6 @@ async function state(chunks: string[]): Promise<string> {
   const out = `${ser.serialize({ scrollback: SCROLLBACK })}|${b.cursorX},${b.cursorY},${b.baseY}`;
   term.dispose();
   return out;
-}
-
-/** A seeded generator: the same "random" flood every run. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
 }
 
 function flood(seed: number, lines: number): string {

@@ -1,20 +1,10 @@
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
+import { rng } from '../../test/helpers/rng.js';
 import { Screen } from './screen.js';
 
 const COLS = 30;
 const ROWS = 8;
-
-/** A seeded generator: the same sequence every run. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 /** Whatever moves text on a screen: printing, line ends, cursor moves, erases, scrolls, inserts and deletes, regions, buffers, resets. */
 const OPS: ReadonlyArray<(r: () => number) => string> = [

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
 import { Screen } from './screen.js';
+import { rng } from '../../test/helpers/rng.js';
 
 const screens: Screen[] = [];
 afterEach(() => {
@@ -11,17 +12,6 @@ function screen(cols = 20, rows = 5): Screen {
   const s = new Screen(cols, rows);
   screens.push(s);
   return s;
-}
-
-/** A tiny seeded PRNG so the garbage test is the same garbage every run. */
-function prng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x100000000;
-  };
 }
 
 describe('Screen', () => {
@@ -142,7 +132,7 @@ describe('Screen', () => {
     const s = screen(40, 10);
     await s.write(new Uint8Array([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82, 0x0a, 0xf0, 0x9f]));
     await s.write('\ud800 lone surrogate \udfff');
-    const rand = prng(42);
+    const rand = rng(42);
     const pieces = ['\x1b[', '\x1b]', '\x1bP', '\x07', '\x1b\\', ';', '?', '1049', '9999999999', 'h', 'l', 'm', 'J', 'K', 'H', 'r', '\r\n', 'é', '🙂'];
     for (let round = 0; round < 200; round++) {
       let chunk = '';
