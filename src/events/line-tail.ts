@@ -63,7 +63,8 @@ export class LineTail {
         void tail.pollOnce().then(() => {
           tail.pollEveryMs = tail.offset !== offset ? safetyPollMs : Math.min(safetyCeiling(safetyPollMs), tail.pollEveryMs * 2);
         });
-        return tail.pollEveryMs;
+        // Backed off, each file at its own pace (50-100 %): files opened together must not all be polled in one second.
+        return tail.pollEveryMs === safetyPollMs ? safetyPollMs : Math.round(tail.pollEveryMs * (0.5 + 0.5 * Math.random()));
       });
     }
     return tail;

@@ -96,6 +96,11 @@ export class Screen {
     return data.length >= COLLAPSE_MIN && this.collapsible() ? collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK)) : data;
   }
 
+  /** Whether collapse() may skip anything now (see collapsible): false while a write is still being parsed. */
+  get canCollapse(): boolean {
+    return this.collapsible();
+  }
+
   /**
    * Whether a flood may skip its scrolled-off lines (collapseScrolled): xterm
    * idle in its parser's ground state (not inside an escape sequence a previous

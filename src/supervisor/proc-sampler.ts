@@ -15,6 +15,16 @@ export interface SamplerEvents {
   tree?(tree: readonly ProcInfo[]): void;
 }
 
+/**
+ * A backed-off interval, 50–100 % of itself by the job: jobs started
+ * together would otherwise back off in step and read /proc all in the same
+ * second, a burst that woke the daemon's event-loop watch.
+ */
+export function spread(ms: number, key: number): number {
+  const phase = ((key * 2654435761) >>> 0) / 2 ** 32;
+  return Math.round(ms * (0.5 + 0.5 * phase));
+}
+
 /** The slowest a quiet job's tree is read: busy/idle news is at most this late (a watchdog deadline samples afresh). */
 export const MAX_SAMPLE_MS = 30_000;
 
@@ -51,7 +61,7 @@ export class ProcSampler {
     this.task = this.beat.every(everyMs, () => {
       const changed = this.sample();
       this.intervalMs = changed ? this.baseMs : Math.min(MAX_SAMPLE_MS, this.intervalMs * 2);
-      return this.intervalMs;
+      return this.intervalMs === this.baseMs ? this.baseMs : spread(this.intervalMs, this.rootPid);
     });
   }
 

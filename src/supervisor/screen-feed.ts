@@ -111,7 +111,8 @@ export class ScreenFeed {
 
   /** What is held, collapsed (Screen.collapse): a plain flood's middle goes now, in small passes. */
   private compact(): void {
-    if (this.notPlain) return;
+    // A batch still being parsed, a scroll region, insert mode: not now, but maybe at the next MB.
+    if (this.notPlain || !this.screen.canCollapse) return;
     const data = this.unparsed.join('');
     const kept = this.screen.collapse(data);
     if (kept === data) this.notPlain = true;
