@@ -254,7 +254,7 @@ export class DaemonJob implements JobHandle {
     if (tokens && tokens !== this.tokensWritten) this.deps.board.update(this.id, { tokens_used: tokens });
     if (tokens) this.tokensWritten = tokens;
     if (b.tokens === null) return;
-    this.tokensWritten ??= this.deps.board.require(this.id).tokens_used;
+    if (this.tokensWritten === undefined) this.tokensWritten = this.deps.board.require(this.id).tokens_used;
     const used = tokens ?? this.tokensWritten;
     if (b.tokens !== null && used !== null && used >= b.tokens) this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
   }

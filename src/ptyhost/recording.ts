@@ -56,13 +56,10 @@ export class CastAppender {
     this.tailBytes = Number.isFinite(cap) ? Math.floor(cap * 0.05) : 0;
   }
 
-  /** A new file, or an empty one: the host writes the header and every event, so it refuses a file with a story in it. */
-  static open(path: string, header: CastHeader, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
-    const { fd, written } = CastAppender.create(path, header, startMs);
-    return CastAppender.adopt(path, fd, written, startMs, cap, onProblem);
-  }
-
-  /** Opens the file and writes its header: synchronous, so a bad path fails the spawn. Returns the fd for adopt(). */
+  /**
+   * A new file, or an empty one: the host writes the header and every event, so it refuses a file with a story in it.
+   * Synchronous, so a bad path fails the spawn. Returns the fd for adopt().
+   */
   static create(path: string, header: CastHeader, startMs: number): { fd: number; written: number } {
     let fd: number;
     try {

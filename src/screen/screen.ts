@@ -93,12 +93,7 @@ export class Screen {
    * else `data` itself. A writer holding output back may call it as it goes.
    */
   collapse(data: string): string {
-    return data.length >= COLLAPSE_MIN && this.collapsible() ? collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK)) : data;
-  }
-
-  /** Whether collapse() may skip anything now (see collapsible): false while a write is still being parsed. */
-  get canCollapse(): boolean {
-    return this.collapsible();
+    return data.length >= COLLAPSE_MIN && this.canCollapse ? collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK)) : data;
   }
 
   /**
@@ -107,7 +102,7 @@ export class Screen {
    * write began), scrolling the whole screen, not inserting. Read from xterm's
    * internals (@xterm/headless is pinned); when they are not there, never.
    */
-  private collapsible(): boolean {
+  get canCollapse(): boolean {
     const core = (this.term as unknown as { _core?: XtermCore })._core;
     const buffer = core?.buffer;
     return (
@@ -225,7 +220,7 @@ export class Screen {
   }
 }
 
-/** The few xterm internals collapsible() reads. */
+/** The few xterm internals canCollapse reads. */
 interface XtermCore {
   _inputHandler?: { _parser?: { currentState?: number } };
   buffer?: { scrollTop?: number; scrollBottom?: number };

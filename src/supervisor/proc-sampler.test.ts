@@ -1,41 +1,42 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Beat } from '../util/beat.js';
 import { MAX_SAMPLE_MS, ProcSampler, spread } from './proc-sampler.js';
 import { SystemClock } from './system-clock.js';
-import { until } from '../../test/helpers/until.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('ProcSampler: reads a quiet tree ever less often', () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
+    vi.useRealTimers();
     for (const c of children.splice(0)) c.kill('SIGKILL');
   });
 
-  it('backs off while nothing moves, comes back to its pace on output, and reads afresh when asked', async () => {
+  it('backs off while nothing moves, comes back to its pace on output, and reads afresh when asked', () => {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     children.push(child);
+    // Fake time (the beat's timers, the clock) over a real process tree: the counts are exact, whatever the load.
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const reads: number[] = [];
     const clock = new SystemClock();
     const sampler = new ProcSampler(child.pid!, clock, { busy: () => undefined, foreground: () => undefined, tree: () => reads.push(clock.now()) }, {}, new Beat(5));
     sampler.start(20);
-    await sleep(1_000);
+    vi.advanceTimersByTime(1_000);
     // At a steady 20 ms that would be ~50 reads; backing off (20, 40, 80, …, spread 50-100 %) it is far fewer.
-    const quiet = reads.length;
-    expect(quiet).toBeGreaterThanOrEqual(3);
-    expect(quiet).toBeLessThan(25);
+    expect(reads.length).toBeGreaterThanOrEqual(4);
+    expect(reads.length).toBeLessThan(25);
     const gaps = reads.slice(1).map((t, i) => t - reads[i]!);
     expect(Math.max(...gaps)).toBeGreaterThan(100);
     sampler.poke();
     const poked = reads.length;
-    await until(() => reads.length > poked, 2_000, 'a read soon after output');
+    vi.advanceTimersByTime(25);
+    expect(reads.length).toBe(poked + 1);
     // A decision's reading is never older than the base interval.
+    vi.advanceTimersByTime(21);
     sampler.fresh();
     expect(clock.now() - reads.at(-1)!).toBeLessThanOrEqual(20);
     sampler.stop();
     const stopped = reads.length;
-    await sleep(200);
+    vi.advanceTimersByTime(5_000);
     expect(reads.length).toBe(stopped);
   });
 
