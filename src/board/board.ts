@@ -63,6 +63,28 @@ export class Board {
     }).immediate();
   }
 
+  /**
+   * Takes in a job another board queued (the fleet's, src/fleet/): same id,
+   * name and spec, queued here. `after` is left out: the fleet board checked
+   * those jobs, which this board may never have seen.
+   */
+  adopt(rec: JobRecord, now: number, detail: string): JobRecord {
+    const spec = validateSpec({ ...rec, after: [] });
+    const created = isoTime(now);
+    return this.db.transaction(() => {
+      if (this.findRow(rec.id) || this.s.byName.get(rec.name)) throw new InputError(`a job named "${rec.name}" (or with id ${rec.id}) is already on this host's board`);
+      const reason: JobReason = { code: 'submitted', detail };
+      this.s.insertJob.run(newJobParams(rec.id, spec, rec.created, reason));
+      this.s.insertTransition.run(rec.id, created, 'queued', json(reason)!);
+      return toJobRecord(this.requireRow(rec.id));
+    }).immediate();
+  }
+
+  /** Transitions after `seq` (the log's own order), each with its seq: what a fleet link flushes. */
+  transitionsSince(seq: number, limit: number): Array<TransitionRecord & { seq: number }> {
+    return this.s.transitionsSince.all(seq, limit).map((r) => ({ seq: r.seq, ...toTransitionRecord(r) }));
+  }
+
   get(idOrName: string): JobRecord | undefined {
     const row = this.findRow(idOrName);
     return row && toJobRecord(row);

@@ -33,5 +33,6 @@ export function prepareStatements(db: Database) {
       'INSERT INTO transitions (job, time, state, reason) VALUES (?, ?, ?, ?)',
     ),
     transitionsOf: db.prepare<[string], TransitionRow>('SELECT job, time, state, reason FROM transitions WHERE job = ? ORDER BY seq'),
+    transitionsSince: db.prepare<[number, number], TransitionRow & { seq: number }>('SELECT seq, job, time, state, reason FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?'),
   };
 }

@@ -6,13 +6,36 @@ import { call, type CallOptions } from '../daemon/client.js';
 import { checkResult, type DaemonCommand } from '../daemon/command.js';
 import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../daemon/commands.js';
 import { defaultStateDir } from './common.js';
+import { FleetDb, parseBoardUrl } from '../fleet/db.js';
+import { callFleet } from '../fleet/route.js';
+
+/** Opens the fleet board for one call and closes it after. */
+export async function withFleet<T>(url: string, fn: (db: FleetDb) => Promise<T>): Promise<T> {
+  const db = FleetDb.open(url, { max: 2, application: 'nightshift-cli' });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
 
 export interface StateFlag {
   state?: string;
+  board?: string;
 }
 
 export function addStateFlag(cmd: Command): Command {
-  return cmd.option('--state <dir>', 'state directory of the daemon (default: $NIGHTSHIFT_STATE or ./state)');
+  return cmd
+    .option('--state <dir>', 'state directory of the daemon (default: $NIGHTSHIFT_STATE or ./state)')
+    .option('--board <url>', 'a fleet board (postgres://…; default: $NIGHTSHIFT_BOARD): work through the database, no daemon socket needed');
+}
+
+/** The fleet board to use: --board, else NIGHTSHIFT_BOARD unless --state names one daemon. */
+export function boardUrlOf(f: StateFlag): string | null {
+  if (f.board !== undefined) return parseBoardUrl(f.board, '--board');
+  const env = process.env.NIGHTSHIFT_BOARD;
+  if (env && f.state === undefined) return parseBoardUrl(env, 'NIGHTSHIFT_BOARD');
+  return null;
 }
 
 export function stateDirOf(f: StateFlag): string {
@@ -28,7 +51,8 @@ const TABLE: ReadonlyMap<string, DaemonCommand> = new Map(COMMAND_LIST.map((c) =
  * (a mismatch is a ResultMismatchError naming the command).
  */
 export async function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, args: CommandArgs<K>, o: CallOptions = {}): Promise<CommandResult<K>> {
-  const reply = await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
+  const board = boardUrlOf(f);
+  const reply = board ? await withFleet(board, (db) => callFleet(db, cmd, args as Record<string, unknown>)) : await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
   return checkResult(TABLE.get(cmd)!, reply) as CommandResult<K>;
 }
 

@@ -9,6 +9,21 @@ import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, 
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
+import { hostname } from 'node:os';
+import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/db.js';
+
+/** --board (or NIGHTSHIFT_BOARD, which a daemon takes even with --state) and --host. */
+function fleetOf(flags: DaemonFlags): { url: string; host: string } | null {
+  const url = flags.board !== undefined ? parseBoardUrl(flags.board, '--board') : process.env.NIGHTSHIFT_BOARD ? parseBoardUrl(process.env.NIGHTSHIFT_BOARD, 'NIGHTSHIFT_BOARD') : null;
+  if (!url) {
+    if (flags.host !== undefined) throw new InputError('--host names this daemon on a fleet board: give --board postgres://… (or NIGHTSHIFT_BOARD) too');
+    return null;
+  }
+  const name = flags.host ?? hostname();
+  const r = hostNameSchema.safeParse(name);
+  if (!r.success) throw new InputError(`--host "${name}" is not a valid host name: ${r.error.issues[0]!.message}`);
+  return { url, host: name };
+}
 
 interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   maxRunning: number;
@@ -17,6 +32,7 @@ interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   tick: number;
   recordingCap?: number;
   replace?: boolean;
+  host?: string;
 }
 
 export function registerDaemon(program: Command): void {
@@ -31,6 +47,7 @@ export function registerDaemon(program: Command): void {
     .option('--tls-cert <file>', 'PEM certificate for --http (with --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --http (with --tls-cert)')
     .option('--replace', 'take over from the daemon running on this state directory: it detaches, this one adopts its jobs (the upgrade path)')
+    .option('--host <name>', 'this daemon\'s name on a fleet board (with --board or $NIGHTSHIFT_BOARD; default: the machine\'s hostname)')
     .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
@@ -44,6 +61,7 @@ export function registerDaemon(program: Command): void {
     if (http === null && (flags.tlsCert || flags.tlsKey || flags.httpInsecure)) {
       throw new InputError(`${flags.tlsCert ? '--tls-cert' : flags.tlsKey ? '--tls-key' : '--http-insecure'} needs --http HOST:PORT`);
     }
+    const fleet = fleetOf(flags);
     // Handlers go in before the daemon starts: a SIGTERM during start-up is remembered, not fatal.
     let signals = 0;
     let daemon: Daemon | undefined;
@@ -63,12 +81,13 @@ export function registerDaemon(program: Command): void {
       config: watchdogConfig(flags),
       tickMs: flags.tick,
       http,
+      fleet,
       ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
     for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);
     process.stderr.write(
-      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}${daemon.web ? `, web ${daemon.web.url}` : ''}\n`,
+      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}${daemon.web ? `, web ${daemon.web.url}` : ''}${fleet ? `, fleet ${safeUrl(fleet.url)} as host ${fleet.host}${daemon.fleet?.up ? '' : ' (board unreachable: journaling locally)'}` : ''}\n`,
     );
     if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
     await daemon.stoppedPromise;

@@ -12,6 +12,7 @@ import { registerBoard } from './board.js';
 import { registerCancel } from './cancel.js';
 import { registerContinue } from './continue.js';
 import { registerDaemon } from './daemon.js';
+import { registerHosts } from './hosts.js';
 import { registerKey } from './key.js';
 import { registerLogs } from './logs.js';
 import { registerPtyhost } from './ptyhost.js';
@@ -36,7 +37,7 @@ function buildProgram(): Command {
   registerRun(program);
   registerDrill(program);
   registerRules(program);
-  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats, registerWeb, registerPtyhost]) {
+  for (const register of [registerDaemon, registerSubmit, registerBoard, registerShow, registerAnswer, registerSend, registerKey, registerContinue, registerAttach, registerCancel, registerLogs, registerAck, registerShutdown, registerResume, registerStats, registerWeb, registerPtyhost, registerHosts]) {
     register(program);
   }
   // Subcommands inherit exitOverride/configureOutput only when set before they are added.

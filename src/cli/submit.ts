@@ -4,7 +4,17 @@ import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Submitted } from '../daemon/commands/jobs.js';
 import { durationArg, durationHelp, intArg } from './common.js';
-import { addStateFlag, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
+import { InputError } from '../util/errors.js';
+import { hostNameSchema } from '../fleet/db.js';
+
+/** --host pins the job on a fleet board; one daemon has no other host to choose. */
+function pinnedHost(f: SubmitFlags): string {
+  if (!boardUrlOf(f)) throw new InputError('--host pins a job to a fleet host: give --board postgres://… (or NIGHTSHIFT_BOARD) too');
+  const r = hostNameSchema.safeParse(f.host);
+  if (!r.success) throw new InputError(`--host "${f.host}" is not a valid host name: ${r.error.issues[0]!.message}`);
+  return r.data;
+}
 
 interface SubmitFlags extends StateFlag {
   name?: string;
@@ -22,6 +32,7 @@ interface SubmitFlags extends StateFlag {
   profile?: string;
   after: string[];
   json?: boolean;
+  host?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -51,6 +62,7 @@ export function registerSubmit(program: Command): void {
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
       .option('--after <job>', 'start only after this job succeeded (repeatable)', collect, [])
+      .option('--host <name>', 'on a fleet board (--board): run it on this host only')
       .option('--json', 'print the job record as JSON'),
   ).action(async (argv: string[], f: SubmitFlags) => {
     const spec = {
@@ -69,6 +81,7 @@ export function registerSubmit(program: Command): void {
       priority: f.priority,
       after: f.after,
       ...(f.onUnanswered !== undefined ? { on_unanswered: { after_ms: f.onUnanswered, do: 'decline' } } : {}),
+      ...(f.host !== undefined ? { host: pinnedHost(f) } : {}),
     };
     const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     // --json keeps stdout one job record; the notice then goes to stderr.

@@ -40,6 +40,9 @@ import { WebServer } from '../web/server.js';
 import { WebAuth } from '../web/auth-store.js';
 import type { Commands } from './command.js';
 import { pageLinker } from '../web/page-links.js';
+import { FleetDb } from '../fleet/db.js';
+import { FleetLink } from '../fleet/link.js';
+import { PgOutbox } from '../fleet/outbox.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -57,6 +60,8 @@ export interface DaemonOptions {
   readonly onProblem?: (message: string) => void;
   /** Extra arguments for a PTY host this daemon starts (tests: a short --idle). */
   readonly ptyhostArgs?: string[];
+  /** `--board postgres://… --host NAME`: this daemon is one host of a fleet (src/fleet/). */
+  readonly fleet?: { readonly url: string; readonly host: string } | null;
 }
 
 /**
@@ -104,6 +109,8 @@ export class Daemon {
   webBaseUrl: string | null = null;
   /** The web view, when `--http` is on. */
   web: WebServer | null = null;
+  /** The link to the fleet board, with --board. */
+  fleet: FleetLink | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -117,6 +124,7 @@ export class Daemon {
     readonly webAuth: WebAuth,
     /** The PTY host that holds every job's terminal. */
     private readonly host: HostLink,
+    readonly commands: Commands,
   ) {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
@@ -152,7 +160,10 @@ export class Daemon {
       const board = new Board(db);
       log = daemonLogger(paths.log, jobRedactors(board));
       const daemonLog = log;
+      const fleetDb = opts.fleet ? FleetDb.open(opts.fleet.url, { application: `nightshift-daemon ${opts.fleet.host}` }) : null;
       const pager = new Pager(db, notify, { now: () => Date.now() }, {
+        // On a fleet, pages are queued here and sent from the shared outbox by whichever host gets there first.
+        ...(fleetDb && opts.fleet ? { store: new PgOutbox(fleetDb, opts.fleet.host) } : {}),
         linker: pageLinker(() => {
           // 'operator' is the most a page link may give: the store caps it by page_person's own token (a viewer stays one).
           const codes = daemon?.webAuth;
@@ -165,12 +176,13 @@ export class Daemon {
       const server = new ControlServer(commands, onError);
       const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
       const host = new HostLink(opts.stateDir, hostEvents(daemonLog, opts), opts.ptyhostArgs ?? []);
-      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth, host);
+      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth, host, commands);
       // public_url is how a phone reaches the view; it wins over the --http address for every link.
       daemon.webBaseUrl = notify.links?.publicUrl ?? null;
       await daemon.recover();
       if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
       await server.listen(paths.socket);
+      if (fleetDb && opts.fleet) await daemon.joinFleet(fleetDb, opts.fleet.host);
       // Links are minted for public_url whatever serves it; with no --http here they lead to this daemon only through another.
       const noWeb = notify.links && !opts.http ? [`notify.public_url is ${notify.links.publicUrl}, but this daemon has no --http: page links and login URLs lead nowhere unless a proxy reaches a daemon that serves it`] : [];
       daemon.startup = { ...startup, warnings: [...startup.warnings, ...noWeb] };
@@ -191,6 +203,21 @@ export class Daemon {
   private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
     this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError });
     this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;
+  }
+
+  private async joinFleet(db: FleetDb, name: string): Promise<void> {
+    const d = this;
+    this.fleet = new FleetLink(db, name, {
+      board: this.board,
+      pager: this.pager,
+      commands: this.commands,
+      maxRunning: this.opts.maxRunning,
+      log: this.log,
+      live: (id) => d.live(id),
+      schedule: () => d.schedule(),
+      webUrl: () => d.webBaseUrl,
+    }, '0.1.0');
+    await this.fleet.start();
   }
 
   get stoppedPromise(): Promise<void> {
@@ -220,6 +247,8 @@ export class Daemon {
   private loop(): void {
     const tick = () => {
       this.schedule();
+      // On a fleet the outbox is the database's: while it is down, pages wait in the local outbox for the link's flush.
+      if (this.fleet && !this.fleet.up) return;
       void this.pager.tick().catch((e: unknown) => this.log.error({ err: e }, 'pager tick failed'));
     };
     tick();
@@ -406,6 +435,7 @@ export class Daemon {
     clearInterval(this.timer);
     clearTimeout(this.forceTimer);
     await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
+    await this.fleet?.close();
     await this.web?.close();
     await this.server.close();
     await this.webAuth.close();

@@ -67,7 +67,25 @@ function fromDb(r: DbRow): OutboxRow {
 
 const OPEN = `status IN ('pending', 'delivered')`;
 
-export class Outbox {
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * What the pager's delivery needs from an outbox: this SQLite one, or the
+ * fleet's in PostgreSQL (src/fleet/outbox.ts), where any host may send and
+ * the claim is the same lease.
+ */
+export interface DeliveryStore {
+  startRepages(now: number, afterMs: number): Maybe<number>;
+  /** `notifiers`: the ones this sender has; a shared outbox leaves the others' rows to senders that have them. */
+  due(now: number, limit: number, notifiers: readonly string[]): Maybe<OutboxRow[]>;
+  claim(id: number, now: number, until: number): Maybe<boolean>;
+  delivered(id: number, now: number): Maybe<void>;
+  failed(id: number, error: string, nextAt: number): Maybe<void>;
+  hold(id: number, until: number): Maybe<void>;
+  drop(id: number, reason: string, now: number): Maybe<void>;
+}
+
+export class Outbox implements DeliveryStore {
   constructor(private readonly db: Database) {
     db.exec(SCHEMA);
   }
@@ -96,7 +114,7 @@ export class Outbox {
       .run(now, now - afterMs).changes;
   }
 
-  /** Rows whose time has come and that nobody is sending right now. */
+  /** Rows whose time has come and that nobody is sending right now (of every notifier: the pager drops those it no longer has). */
   due(now: number, limit: number): OutboxRow[] {
     const rows = this.db
       .prepare(
@@ -169,6 +187,16 @@ export class Outbox {
 
   pending(): OutboxRow[] {
     return (this.db.prepare(`SELECT * FROM notify_outbox WHERE status = 'pending' ORDER BY next_at, id`).all() as DbRow[]).map(fromDb);
+  }
+
+  /** Rows after `id`, oldest first: what a fleet link copies to the shared outbox. */
+  since(id: number, limit: number): OutboxRow[] {
+    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE id > ? ORDER BY id LIMIT ?`).all(id, limit) as DbRow[]).map(fromDb);
+  }
+
+  /** Rows closed (acked, resolved, dropped) at or after `time`. */
+  closedSince(time: number): OutboxRow[] {
+    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE closed_at >= ? ORDER BY closed_at, id`).all(time) as DbRow[]).map(fromDb);
   }
 
   history(job: string): OutboxRow[] {

@@ -11,7 +11,7 @@ import type Sqlite from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import type { Notifier, NotifyConfig } from './config.js';
 import { deliver, DeliveryError, type DeliverContext } from './deliver.js';
-import { Outbox, type OutboxRow } from './outbox.js';
+import { Outbox, type DeliveryStore, type OutboxRow } from './outbox.js';
 import { redact, redactPage, type Page } from './page.js';
 import { releaseTime } from './quiet-hours.js';
 import type { PageLinker } from '../web/page-links.js';
@@ -31,6 +31,8 @@ export interface PagerOptions {
   maxPerTick?: number;
   /** Told about every send, for the daemon's log. */
   onResult?: (r: DeliveryResult) => void;
+  /** Where pages are sent from (default: this file's outbox). A fleet host sends from the shared one. */
+  store?: DeliveryStore;
   /** Adds the web links (issue 11.6) to each page as it is sent. */
   linker?: PageLinker;
   /** Links could not be made: the page goes out without them, and this is told why. */
@@ -58,10 +60,13 @@ export interface TickResult {
 
 export type { OutboxRow } from './outbox.js';
 
-type Optional = 'onResult' | 'linker' | 'onLinkProblem';
+type Optional = 'onResult' | 'linker' | 'onLinkProblem' | 'store';
 
 export class Pager {
-  private readonly outbox: Outbox;
+  /** Where this host's pages are queued, acked and resolved: always its own file. */
+  readonly outbox: Outbox;
+  /** Where they are sent from. */
+  private readonly store: DeliveryStore;
   private readonly opts: Required<Omit<PagerOptions, Optional>> & Pick<PagerOptions, Optional>;
   private config!: NotifyConfig;
   private notifiers = new Map<string, Notifier>();
@@ -73,6 +78,7 @@ export class Pager {
     options: PagerOptions = {},
   ) {
     this.outbox = new Outbox(db);
+    this.store = options.store ?? this.outbox;
     this.opts = {
       backoffBaseMs: options.backoffBaseMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 600_000,
@@ -83,6 +89,7 @@ export class Pager {
       onResult: options.onResult,
       linker: options.linker,
       onLinkProblem: options.onLinkProblem,
+      store: options.store,
     };
     this.reconfigure(config);
   }
@@ -91,6 +98,11 @@ export class Pager {
   reconfigure(config: NotifyConfig): void {
     this.config = config;
     this.notifiers = new Map(config.notifiers.map((n) => [n.name, n]));
+  }
+
+  /** The notifiers pages go to, by name. */
+  get notifierNames(): string[] {
+    return [...this.notifiers.keys()];
   }
 
   /**
@@ -132,21 +144,21 @@ export class Pager {
   async tick(): Promise<TickResult> {
     const now = this.clock.now();
     const result: TickResult = { delivered: 0, failed: 0, held: 0, repaged: 0 };
-    if (this.config.repageAfterMs !== null) result.repaged = this.outbox.startRepages(now, this.config.repageAfterMs);
+    if (this.config.repageAfterMs !== null) result.repaged = await this.store.startRepages(now, this.config.repageAfterMs);
     const sends: Array<Promise<boolean>> = [];
-    for (const row of this.outbox.due(now, this.opts.maxPerTick)) {
+    for (const row of await this.store.due(now, this.opts.maxPerTick, [...this.notifiers.keys()])) {
       const notifier = this.notifiers.get(row.notifier);
       if (!notifier) {
-        this.outbox.drop(row.id, `notifier "${row.notifier}" is no longer in the config`, now);
+        await this.store.drop(row.id, `notifier "${row.notifier}" is no longer in the config`, now);
         continue;
       }
       const release = releaseTime(this.config.quietHours, row.page, now);
       if (release > now) {
-        this.outbox.hold(row.id, release);
+        await this.store.hold(row.id, release);
         result.held++;
         continue;
       }
-      if (this.outbox.claim(row.id, now, now + this.leaseMs())) sends.push(this.send(row, notifier));
+      if (await this.store.claim(row.id, now, now + this.leaseMs())) sends.push(this.send(row, notifier));
     }
     for (const ok of await Promise.all(sends)) result[ok ? 'delivered' : 'failed']++;
     return result;
@@ -170,7 +182,7 @@ export class Pager {
     };
     try {
       await deliver(notifier, this.linked(row), row.round, ctx);
-      this.outbox.delivered(row.id, this.clock.now());
+      await this.store.delivered(row.id, this.clock.now());
       this.report(row, null, null);
       return true;
     } catch (e) {
@@ -178,7 +190,7 @@ export class Pager {
       const msg = e instanceof DeliveryError ? e.message : `unexpected: ${(e as Error).message ?? String(e)}`;
       const error = redact(msg);
       const retryAt = this.clock.now() + this.backoffMs(row.attempts + 1);
-      this.outbox.failed(row.id, error, retryAt);
+      await this.store.failed(row.id, error, retryAt);
       this.report(row, error, retryAt);
       return false;
     }

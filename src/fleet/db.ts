@@ -1,0 +1,148 @@
+/**
+ * The connection to a fleet board: a `pg` pool on a postgres:// URL,
+ * migrated on first use. Every caller (a CLI verb, a daemon's link, the
+ * web view) goes through `tx` or `query`; a server that cannot be reached
+ * is a BoardUnreachable naming the URL without its password.
+ */
+import pg from 'pg';
+import { z } from 'zod';
+import { InputError } from '../util/errors.js';
+import { migrateFleet } from './schema.js';
+
+/** `--board` / NIGHTSHIFT_BOARD: a PostgreSQL URL. */
+export const boardUrlSchema = z
+  .string()
+  .refine((s) => /^postgres(?:ql)?:\/\/\S+$/i.test(s), { message: 'must be a postgres:// URL' });
+
+/** A host name: what `--host` and `submit --host` take. Kept to what reads well in a board and a log. */
+export const hostNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (up to 63, starting with a letter or digit)');
+
+/** The URL with its password replaced, for messages and logs. */
+export function safeUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
+}
+
+export function parseBoardUrl(url: string, from: string): string {
+  const r = boardUrlSchema.safeParse(url);
+  if (!r.success) throw new InputError(`${from} "${safeUrl(url)}" ${r.error.issues[0]!.message}`);
+  return url;
+}
+
+/** The server is down or refused us: the CLI says so in one line; a daemon journals locally and retries. */
+export class BoardUnreachable extends InputError {
+  override name = 'BoardUnreachable';
+}
+
+/** Connection-level failures (the server went away), as opposed to a statement the server refused. */
+export function isConnectionError(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | null;
+  if (!err) return false;
+  if (e instanceof BoardUnreachable) return true;
+  const code = err.code ?? '';
+  // 57P01-03: admin shutdown, crash shutdown, cannot connect now; 08*: connection exceptions.
+  if (/^(08|57P0[1-3])/.test(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  return /Connection terminated|connection timeout|not queryable|Client has encountered a connection error/i.test(err.message ?? '');
+}
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+export class FleetDb {
+  private migrated: Promise<void> | null = null;
+
+  private constructor(
+    readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  /** A pool of up to `max` connections. Nothing connects until the first query. */
+  static open(url: string, opts: { max?: number; application?: string } = {}): FleetDb {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 4,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      application_name: opts.application ?? 'nightshift',
+      // A dead server must not hang a statement forever: the daemon's link would stop flushing.
+      query_timeout: 15_000,
+    });
+    // An idle client whose server went away emits here; the next checkout gets a fresh one.
+    pool.on('error', () => undefined);
+    return new FleetDb(url, pool);
+  }
+
+  get where(): string {
+    return safeUrl(this.url);
+  }
+
+  /** Runs `fn` in one transaction (READ COMMITTED; claims lock their rows). */
+  async tx<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
+    const c = await this.client();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw this.wrap(e);
+    } finally {
+      c.release();
+    }
+  }
+
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    const c = await this.client();
+    try {
+      return (await c.query<R>(text, values)).rows;
+    } catch (e) {
+      throw this.wrap(e);
+    } finally {
+      c.release();
+    }
+  }
+
+  /** A client of its own for LISTEN (the caller ends it). */
+  async listener(): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, application_name: 'nightshift-listen' });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+    } catch (e) {
+      await c.end().catch(() => undefined);
+      throw this.wrap(e);
+    }
+    return c;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async client(): Promise<pg.PoolClient> {
+    let c: pg.PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (e) {
+      throw this.wrap(e);
+    }
+    if (!this.migrated) this.migrated = migrateFleet(c, this.where);
+    try {
+      await this.migrated;
+    } catch (e) {
+      this.migrated = null;
+      c.release();
+      throw this.wrap(e);
+    }
+    return c;
+  }
+
+  private wrap(e: unknown): unknown {
+    if (e instanceof InputError) return e;
+    if (isConnectionError(e)) {
+      const err = e as { code?: string; message?: string };
+      return new BoardUnreachable(`cannot reach the fleet board at ${this.where}: ${err.code ?? err.message}`, { cause: e });
+    }
+    return e;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Three daemons as three hosts of one fleet board in a real PostgreSQL
+ * (a private cluster, tests/helpers/pg-cluster.ts): jobs spread and run
+ * once, a pinned job is answered from anywhere and paged once, a killed
+ * host is reported lost, and a database outage loses nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { sr, testScopes, waitUntil } from '../helpers/daemon.js';
+import { Fleet, fleetCluster } from '../helpers/fleet.js';
+
+const scope = testScopes();
+const cluster = fleetCluster();
+
+/** Keys paged more than once. */
+const duplicates = (keys: string[]): string[] => keys.filter((k, i) => keys.indexOf(k) !== i);
+
+describe('a fleet on PostgreSQL', () => {
+  it('runs 30 jobs submitted concurrently from three hosts\' CLIs, each exactly once, spread over the hosts', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster());
+    for (const h of ['a', 'b', 'c']) await fleet.host(h, ['--max-running', '3']);
+    const lanes = ['a', 'b', 'c'].map(async (lane) => {
+      for (let i = 0; i < 10; i++) {
+        const name = `${lane}${i}`;
+        const r = await fleet.ns('submit', ['--name', name, '--', ...fleet.recordingJob(name, 1)]);
+        expect(r.code, r.stderr).toBe(0);
+      }
+    });
+    await Promise.all(lanes);
+    const jobs = await fleet.waitAll((js) => js.length === 30 && js.every((j) => j.state === 'done'), 90_000, '30 jobs done');
+    expect(jobs.map(sr).filter((s) => s !== 'done/exit')).toEqual([]);
+    const counts = fleet.runCounts();
+    expect(counts.size).toBe(30);
+    expect([...counts.values()].every((n) => n === 1), JSON.stringify([...counts])).toBe(true);
+    const started = await fleet.sql<{ job: string; n: string }>(`SELECT job, count(*) AS n FROM fleet_transitions WHERE state = 'running' GROUP BY job`);
+    expect(started.length).toBe(30);
+    expect(started.every((r) => r.n === '1')).toBe(true);
+    const byHost = new Set(jobs.map((j) => j.host));
+    expect([...byHost].sort()).toEqual(['a', 'b', 'c']);
+    const board = await fleet.ns('board', ['--json']);
+    expect(board.code).toBe(0);
+    const rows = (JSON.parse(board.stdout) as { jobs: Array<{ name: string; host: string }> }).jobs;
+    expect(rows.length).toBe(30);
+    expect(rows.every((r) => ['a', 'b', 'c'].includes(r.host))).toBe(true);
+    const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string; max_running: number }> };
+    expect(hosts.hosts.map((h) => `${h.name}:${h.state}:${h.max_running}`)).toEqual(['a:up:3', 'b:up:3', 'c:up:3']);
+  }, 150_000);
+
+  it('pages a job blocked on one host once, and takes its answer from another host\'s CLI', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
+    await fleet.host('a');
+    await fleet.host('b');
+    const ask = ['sh', '-c', 'read -p "Delete all files? (y/n) " a; echo "got $a"; sleep 1'];
+    await fleet.submit('pin', ask, ['--host', 'b']);
+    const blocked = await fleet.waitJob('pin', (j) => j.state === 'blocked', 30_000, 'blocked');
+    expect(blocked.host).toBe('b');
+    await fleet.pages!.waitHits('/hook', 1, 20_000);
+    const shown = await fleet.ns('show', ['pin', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const view = JSON.parse(shown.stdout) as { job: { host: string }; screen: string; prompt: unknown };
+    expect(view.job.host).toBe('b');
+    expect(view.screen).toContain('Delete all files?');
+    // From host a's side: its CLI, no socket of b's.
+    const r = await fleet.ns('answer', ['pin', 'y'], { NIGHTSHIFT_USER: 'alice' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/answered pin: \["y","enter"\] as human:alice/);
+    const done = await fleet.waitJob('pin', (j) => j.state === 'done', 20_000, 'done');
+    expect(sr(done)).toBe('done/exit');
+    // Both hosts send from the shared outbox: wait past several ticks of each, then count.
+    await new Promise((res) => setTimeout(res, 3_000));
+    const keys = fleet.pagesGot().map((p) => p.key);
+    expect(keys.filter((k) => k.startsWith(blocked.id)).length).toBe(1);
+    expect(duplicates(keys)).toEqual([]);
+    const outbox = await fleet.sql<{ status: string }>(`SELECT status FROM fleet_outbox WHERE job = $1`, [blocked.id]);
+    expect(outbox.map((o) => o.status)).toEqual(['resolved']);
+  }, 90_000);
+
+  it('reports a host killed with -9 lost within 30 s, ends its jobs done/lost-host and pages once', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
+    await fleet.host('a');
+    await fleet.host('b');
+    const c = await fleet.host('c');
+    await fleet.submit('long', ['sh', '-c', 'while true; do echo tick; sleep 0.5; done'], ['--host', 'c']);
+    await fleet.waitJob('long', (j) => j.state === 'running', 30_000, 'running on c');
+    c.signal('SIGKILL');
+    const killed = Date.now();
+    await waitUntil(
+      async () => {
+        const r = await fleet.ns('hosts', ['--json']);
+        const c = (JSON.parse(r.stdout) as { hosts: Array<{ name: string; state: string }> }).hosts.find((h) => h.name === 'c');
+        return c?.state === 'lost';
+      },
+      45_000,
+      'host c lost',
+    );
+    const job = await fleet.waitJob('long', (j) => j.state === 'done', 15_000, 'done/lost-host');
+    const reportedAfter = Date.now() - killed;
+    expect(sr(job)).toBe('done/lost-host');
+    // Silent for 30 s from its last heartbeat (≤ 2 s before the kill), plus one sweep (2 s).
+    expect(reportedAfter).toBeLessThanOrEqual(33_000);
+    await fleet.pages!.waitHits('/hook', 1, 10_000);
+    await new Promise((res) => setTimeout(res, 4_000));
+    const lost = fleet.pagesGot().filter((p) => p.kind === 'lost' && p.name === 'c');
+    expect(lost.length).toBe(1);
+    expect(duplicates(fleet.pagesGot().map((p) => p.key))).toEqual([]);
+  }, 120_000);
+
+  it('keeps supervising through a 30 s database outage, then flushes every move and page once, in order', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
+    const a = await fleet.host('a');
+    const b = await fleet.host('b');
+    await fleet.submit('finisher', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done'], ['--host', 'a']);
+    await fleet.submit('asker', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done; read -p "Overwrite the config? (y/n) " x; echo "got $x"'], ['--host', 'b']);
+    await fleet.waitAll((js) => js.filter((j) => j.state === 'running').length === 2, 30_000, 'both running');
+    await cluster().stopServer();
+    const down = Date.now();
+    try {
+      // The hosts go on: the finisher ends and the asker blocks (and pages, into the local journal).
+      await a.waitState('finisher', 'done', 'exit', 20_000);
+      await b.waitState('asker', 'blocked', undefined, 20_000);
+      const r = await fleet.ns('board');
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^nightshift: cannot reach the fleet board at postgres:\/\/nightshift@127\.0\.0\.1:\d+\/\w+: ECONNREFUSED$/)]);
+      expect(fleet.pagesGot()).toEqual([]);
+      await new Promise((res) => setTimeout(res, Math.max(0, 30_000 - (Date.now() - down))));
+    } finally {
+      await cluster().startServer();
+    }
+    const jobs = await fleet.waitAll((js) => js.find((j) => j.name === 'finisher')?.state === 'done' && js.find((j) => j.name === 'asker')?.state === 'blocked', 30_000, 'the journal flushed');
+    const finisher = jobs.find((j) => j.name === 'finisher')!;
+    const moves = await fleet.sql<{ state: string; code: string }>(`SELECT state, reason->>'code' AS code FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [finisher.id]);
+    expect(moves.map((m) => `${m.state}/${m.code}`)).toEqual(['queued/submitted', 'queued/submitted', 'running/started', 'done/exit']);
+    // Every local move reached the fleet: the same count on both sides.
+    const local = (await a.show('finisher')).transitions.length;
+    expect(moves.length).toBe(local + 1);
+    await fleet.pages!.waitHits('/hook', 1, 20_000);
+    await new Promise((res) => setTimeout(res, 4_000));
+    const keys = fleet.pagesGot().map((p) => p.key);
+    expect(keys.filter((k) => k.startsWith(jobs.find((j) => j.name === 'asker')!.id)).length).toBe(1);
+    expect(duplicates(keys)).toEqual([]);
+    // Nobody was declared lost for the outage.
+    const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string }> };
+    expect(hosts.hosts.map((h) => `${h.name}:${h.state}`)).toEqual(['a:up', 'b:up']);
+    const answered = await fleet.ns('answer', ['asker', 'n']);
+    expect(answered.code, answered.stderr).toBe(0);
+    await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
+  }, 150_000);
+});
