@@ -19,6 +19,8 @@ function row(job) {
       el('span', { class: 'job-name' }, job.name),
       statePill(job),
       el('span', { class: 'job-reason' }, reasonText(job.reason)),
+      // On a fleet board every job names its host.
+      job.host ? el('span', { class: 'job-host' }, `on ${job.host}`) : null,
       warn ? el('span', { class: 'job-reason' }, `⚠ ${warn}`) : null,
       el('span', { class: 'job-times' }, times),
     ),

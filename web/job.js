@@ -5,9 +5,9 @@ import { get, jobPath } from './api.js';
 import { actionPanel } from './actions.js';
 import { renderQuestion } from './prompt.js';
 import { recordingPanel } from './recording.js';
-import { liveTerminal, terminalBox } from './terminal.js';
+import { liveTerminal, storedTerminal, terminalBox } from './terminal.js';
 import { renderTimeline } from './timeline.js';
-import { $, every, reasonText, showError, signedIn, statePill } from './ui.js';
+import { $, el, every, reasonText, showError, signedIn, statePill } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -30,10 +30,14 @@ async function main() {
     refresh();
   };
   const updateActs = actionPanel($('#actions'), name, canAct, acted);
-  recordingPanel($('#recording'), name);
+  // On a fleet, a job another host runs streams from that host: here, its stored screen and a link.
+  const remote = (await get(jobPath(name))).remote === true;
+  if (remote) $('#recording').append(el('p', {}, 'The recording is on the host that runs the job: open its page there.'));
+  else recordingPanel($('#recording'), name);
   const term = terminalBox();
   $('#terminal-card').append(term.wrap, term.line);
-  const live = liveTerminal(term.host, name, term.status);
+  const live = remote ? null : liveTerminal(term.host, name, term.status);
+  const stored = remote ? storedTerminal(term.host, term.line) : null;
 
   let question = '';
   let evidence = '';
@@ -43,7 +47,8 @@ async function main() {
     $('#state').replaceChildren(statePill(job));
     $('#reason').textContent = `Reason: ${reasonText(job.reason)}`;
     updateActs(job);
-    if (job.state === 'done') live.lastScreen(shown.screen);
+    if (stored) stored.update(shown);
+    else if (job.state === 'done') live.lastScreen(shown.screen);
     // Redrawn only when it changed: an open confirm box must survive a poll.
     const q = JSON.stringify([shown.prompt, job.state]);
     if (q !== question) {

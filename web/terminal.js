@@ -13,9 +13,8 @@ const READABLE_FONT = 10;
 const MAX_FONT = 15;
 const RETRY_MS = 2000;
 
-/** Opens the terminal in `host` and connects it; `status(text)` reports the connection in words. */
-export function liveTerminal(host, name, status) {
-  const term = new window.Terminal({
+function newTerminal() {
+  return new window.Terminal({
     screenReaderMode: true,
     disableStdin: true,
     convertEol: false,
@@ -27,6 +26,37 @@ export function liveTerminal(host, name, status) {
     // A job's output can carry OSC 8 hyperlinks: only http(s), in a new tab that cannot reach back to this one.
     linkHandler: { activate: (_event, uri) => /^https?:\/\//i.test(uri) && window.open(uri, '_blank', 'noopener,noreferrer') },
   });
+}
+
+/**
+ * A job another host of the fleet runs: its screen as that host stored it
+ * (at most every 2 s while it changes), redrawn when it changes, and a link
+ * to the owning host's own page for the live terminal.
+ */
+export function storedTerminal(host, line) {
+  const term = newTerminal();
+  term.open(host);
+  const fit = fitter(term, host);
+  window.addEventListener('resize', fit.now);
+  let drawn = null;
+  return {
+    update(shown) {
+      const text = shown.screen ?? '';
+      if (text !== drawn) {
+        drawn = text;
+        term.reset();
+        term.write(text.replace(/\r?\n/g, '\r\n'), fit.soon);
+      }
+      const when = shown.screen_updated ? ` as of ${new Date(shown.screen_updated).toLocaleTimeString()}` : '';
+      const words = `Terminal: on host ${shown.job.host}, its screen${when} (stored every 2 s while it changes)`;
+      line.replaceChildren(words, ...(shown.live_url ? ['; ', el('a', { href: shown.live_url, id: 'live-link', rel: 'noopener' }, `live on ${shown.job.host}`)] : []));
+    },
+  };
+}
+
+/** Opens the terminal in `host` and connects it; `status(text)` reports the connection in words. */
+export function liveTerminal(host, name, status) {
+  const term = newTerminal();
   term.open(host);
   const fit = fitter(term, host);
   window.addEventListener('resize', fit.now);

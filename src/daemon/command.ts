@@ -115,12 +115,23 @@ export class Commands {
 
   /** Runs `name`: InputError for an unknown command or bad arguments, HandlerError when the handler breaks. */
   async run(name: string, args: unknown, ctx: CallContext): Promise<unknown> {
+    const { cmd, parsed } = this.checked(name, args);
+    return this.guard(name, () => cmd.handler(this.daemon(), parsed, ctx));
+  }
+
+  /** The command and its arguments as its schema reads them; InputError when either is wrong. */
+  protected checked(name: string, args: unknown): { cmd: DaemonCommand; parsed: unknown } {
     const cmd = this.table.get(name);
     if (!cmd) throw new InputError(`unknown command ${JSON.stringify(name)}; known: ${this.names.join(', ')}`);
     const parsed = cmd.args.safeParse(args ?? {});
     if (!parsed.success) throw new InputError(`bad arguments for "${name}": ${issuesText(parsed.error)} (usage: ${[name, cmd.usage].filter(Boolean).join(' ')})`);
+    return { cmd, parsed: parsed.data };
+  }
+
+  /** The caller's errors pass as they are; anything else is this handler's fault. */
+  protected async guard(name: string, fn: () => unknown): Promise<unknown> {
     try {
-      return await cmd.handler(this.daemon(), parsed.data, ctx);
+      return await fn();
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw new HandlerError(name, e);

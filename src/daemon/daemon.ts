@@ -43,6 +43,8 @@ import { pageLinker } from '../web/page-links.js';
 import { FleetDb } from '../fleet/db.js';
 import { FleetLink } from '../fleet/link.js';
 import { PgOutbox } from '../fleet/outbox.js';
+import { FleetCommands } from '../fleet/web.js';
+import { COMMAND_LIST } from './commands.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -172,6 +174,8 @@ export class Daemon {
         onLinkProblem: (e, row) => daemonLog.error({ err: e, job: row.job, notifier: row.notifier }, 'page links could not be made; the page goes without them'),
       });
       const commands = handlers(() => daemon!);
+      // The web view of a fleet host serves the whole fleet; the socket stays this daemon's own.
+      const webCommands = fleetDb && opts.fleet ? new FleetCommands(COMMAND_LIST, () => daemon!, fleetDb, opts.fleet.host) : commands;
       const onError = (e: unknown) => daemonLog.error({ err: e }, 'request failed');
       const server = new ControlServer(commands, onError);
       const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
@@ -180,7 +184,7 @@ export class Daemon {
       // public_url is how a phone reaches the view; it wins over the --http address for every link.
       daemon.webBaseUrl = notify.links?.publicUrl ?? null;
       await daemon.recover();
-      if (opts.http) await daemon.startWeb(opts.http, notify, commands, onError);
+      if (opts.http) await daemon.startWeb(opts.http, notify, webCommands, onError);
       await server.listen(paths.socket);
       if (fleetDb && opts.fleet) await daemon.joinFleet(fleetDb, opts.fleet.host);
       // Links are minted for public_url whatever serves it; with no --http here they lead to this daemon only through another.

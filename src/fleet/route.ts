@@ -25,6 +25,8 @@ import { readScreen } from './screens.js';
 /** Commands that act on one job through its owning host. */
 const ROUTED = new Set(['answer', 'send', 'key', 'continue', 'cancel', 'evidence', 'ack']);
 const STREAMED = new Set(['attach', 'logs']);
+/** What a fleet daemon's web view answers through the fleet board (fleet/web.ts). */
+export const FLEET_COMMANDS: ReadonlySet<string> = new Set(['board', 'show', 'submit', ...ROUTED]);
 
 /** How long `show` waits for the owning host before it answers from the database alone. */
 const SHOW_WAIT_MS = 3_000;
@@ -33,14 +35,22 @@ const masked = (j: FleetJob): FleetJob => ({ ...maskJob(j), host: j.host });
 
 export interface FleetCallContext {
   readonly now?: () => number;
+  /** The calling daemon, when a fleet host calls (its web view): its own jobs are run here, not sent through the database. */
+  readonly local?: { readonly name: string; run(cmd: string, args: Record<string, unknown>): Promise<unknown> };
+}
+
+/** Runs `cmd` on the job's owning host: here when that is the caller, else as a command row. */
+function onHost(db: FleetDb, host: string, cmd: string, args: Record<string, unknown>, ctx: FleetCallContext, waitMs?: number): Promise<unknown> {
+  if (ctx.local?.name === host) return ctx.local.run(cmd, args);
+  return runOnHost(db, host, String(args.job), cmd, args, waitMs);
 }
 
 export async function callFleet(db: FleetDb, cmd: string, args: Record<string, unknown>, ctx: FleetCallContext = {}): Promise<unknown> {
   const now = ctx.now ?? Date.now;
   if (cmd === 'board') return { jobs: (await listJobs(db)).map(masked) };
   if (cmd === 'submit') return submit(db, args.spec as Record<string, unknown>, now());
-  if (cmd === 'show') return show(db, String(args.job));
-  if (ROUTED.has(cmd)) return routed(db, cmd, args, now());
+  if (cmd === 'show') return show(db, String(args.job), ctx);
+  if (ROUTED.has(cmd)) return routed(db, cmd, args, now(), ctx);
   if (STREAMED.has(cmd)) return streamed(db, cmd, String(args.job));
   throw new InputError(`"${cmd}" talks to one daemon, not the fleet board: run it on that host with --state (without --board)`);
 }
@@ -68,14 +78,17 @@ async function hostOf(db: FleetDb, name: string): Promise<HostView | undefined> 
   return (await listHosts(db)).find((h) => h.name === name);
 }
 
-async function show(db: FleetDb, idOrName: string) {
+async function show(db: FleetDb, idOrName: string, ctx: FleetCallContext) {
   const job = await requireJob(db, idOrName);
   const host = job.host ? await hostOf(db, job.host) : undefined;
   const [transitions, pages, stored] = await Promise.all([jobTransitions(db, job.id), new PgOutbox(db, '-').history(job.id), readScreen(db, job.id)]);
-  const fleet = { host: job.host, screen_updated: stored?.updated ?? null };
+  // Where the live terminal is: the owning host's web view, when it is another host's.
+  const elsewhere = host && host.name !== ctx.local?.name;
+  const live_url = elsewhere && host.web_url ? `${host.web_url}/jobs/${encodeURIComponent(job.name)}` : null;
+  const fleet = { host: job.host, remote: Boolean(elsewhere), live_url, screen_updated: stored?.updated ?? null };
   if (host?.state === 'up') {
     try {
-      const remote = (await runOnHost(db, host.name, job.id, 'show', { job: job.id }, SHOW_WAIT_MS)) as Record<string, unknown>;
+      const remote = (await onHost(db, host.name, 'show', { job: job.id }, ctx, SHOW_WAIT_MS)) as Record<string, unknown>;
       return { ...remote, job: { ...(remote.job as JobRecord), host: job.host }, transitions: maskShown({ job, transitions }).transitions, pages, ...fleet };
     } catch (e) {
       if (!(e instanceof ConflictError)) throw e;
@@ -85,22 +98,22 @@ async function show(db: FleetDb, idOrName: string) {
   return { ...shown, job: { ...shown.job, host: job.host }, ...fleet };
 }
 
-async function routed(db: FleetDb, cmd: string, args: Record<string, unknown>, now: number): Promise<unknown> {
+async function routed(db: FleetDb, cmd: string, args: Record<string, unknown>, now: number, ctx: FleetCallContext): Promise<unknown> {
   const job = await requireJob(db, String(args.job));
   const acked = cmd === 'ack' ? await new PgOutbox(db, '-').close(job.id, 'acked', now) : 0;
-  if (!job.host) return unclaimed(db, cmd, job, args, now, acked);
+  if (!job.host) return unclaimed(db, cmd, job, args, now, acked, ctx);
   const host = await hostOf(db, job.host);
   if (host?.state !== 'up') {
     if (cmd === 'ack') return { job: job.id, acknowledged: acked };
     throw new ConflictError(`job ${job.name} is on host ${job.host}, which is ${host ? `lost (last seen ${host.last_seen})` : 'not known'}; nothing was sent`);
   }
-  const reply = await runOnHost(db, host.name, job.id, cmd, { ...args, job: job.id });
+  const reply = await onHost(db, host.name, cmd, { ...args, job: job.id }, ctx);
   if (cmd === 'ack') return { ...(reply as object), acknowledged: Math.max(acked, (reply as { acknowledged: number }).acknowledged) };
   return reply;
 }
 
 /** A queued job no host has claimed: a cancel ends it here; nothing else has anywhere to go yet. */
-async function unclaimed(db: FleetDb, cmd: string, job: FleetJob, args: Record<string, unknown>, now: number, acked: number): Promise<unknown> {
+async function unclaimed(db: FleetDb, cmd: string, job: FleetJob, args: Record<string, unknown>, now: number, acked: number, ctx: FleetCallContext): Promise<unknown> {
   const who = typeof args.who === 'string' && args.who ? args.who : 'unknown';
   if (cmd === 'ack') return { job: job.id, acknowledged: acked };
   if (cmd === 'evidence') return { records: [] };
@@ -108,7 +121,7 @@ async function unclaimed(db: FleetDb, cmd: string, job: FleetJob, args: Record<s
     if (job.state === 'done') throw new InputError(`job ${job.name} is already done (${job.reason.code})`);
     if (await cancelUnclaimed(db, job.id, who, now)) return { job: job.id, cancelled: true, by: `human:${who}` };
     // A host claimed it meanwhile: it is that host's to cancel now.
-    return routed(db, cmd, args, now);
+    return routed(db, cmd, args, now, ctx);
   }
   throw new InputError(`job ${job.name} is ${job.state} on the fleet board and no host has it yet; nothing to ${cmd}`);
 }
