@@ -38,18 +38,32 @@ export async function submitJob(db: FleetDb, spec: unknown, now: number, host: s
   return db.tx(async (c) => {
     const after = [...new Set(await Promise.all(checked.after.map((ref) => dependencyId(c, ref))))];
     const reason: JobReason = host ? { code: 'submitted', detail: `pinned to host ${host}` } : { code: 'submitted' };
-    const id = newJobId(now, () => false);
-    const rec = newRecord(id, { ...checked, after }, created, reason);
-    // The unique name is the lock: two CLIs submitting one name at once, one of them gets the error.
-    const ins = await c.query(
-      `INSERT INTO fleet_jobs (id, name, state, priority, after_ids, pinned, record)
-       VALUES ($1, $2, 'queued', $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-      [id, rec.name, rec.priority, after, host, rec],
-    );
-    if (ins.rowCount !== 1) throw new InputError(`a job named "${rec.name}" already exists on the fleet board`);
+    const rec = await insertNew(c, (id) => newRecord(id, { ...checked, after }, created, reason), now, host);
+    const id = rec.id;
     await c.query(`INSERT INTO fleet_transitions (job, time, state, reason) VALUES ($1, $2, 'queued', $3)`, [id, created, reason]);
     return { ...rec, host };
   });
+}
+
+/**
+ * Inserts the record under a fresh id. The unique name is the lock: of two
+ * CLIs submitting one name at once, one gets the error. Ids are
+ * `j-<second>-<4 hex>`, so a burst of submits in one second can draw the
+ * same id: that draw is retried, a taken name is not.
+ */
+async function insertNew(c: Queryable, build: (id: string) => JobRecord, now: number, host: string | null): Promise<JobRecord> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const rec = build(newJobId(now, () => false));
+    const ins = await c.query(
+      `INSERT INTO fleet_jobs (id, name, state, priority, after_ids, pinned, record)
+       VALUES ($1, $2, 'queued', $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
+      [rec.id, rec.name, rec.priority, rec.after, host, rec],
+    );
+    if (ins.rowCount === 1) return rec;
+    const { rows } = await c.query<{ id: string }>('SELECT id FROM fleet_jobs WHERE name = $1', [rec.name]);
+    if (rows[0]) throw new InputError(`a job named "${rec.name}" already exists on the fleet board (id ${rows[0].id})`);
+  }
+  throw new Error('no free job id after 20 draws');
 }
 
 async function dependencyId(c: Queryable, ref: string): Promise<string> {

@@ -81,6 +81,14 @@ describe('the fleet board in PostgreSQL', () => {
       expect(await db.query(`SELECT notifier, page->>'kind' AS kind FROM fleet_outbox`)).toEqual([{ notifier: 'hook', kind: 'dependency-failed' }]);
     }));
 
+  it('gives 400 jobs submitted in the same second distinct ids, and refuses a name twice', () =>
+    withDb(async (db) => {
+      const ids = new Set<string>();
+      for (let i = 0; i < 400; i++) ids.add((await submitJob(db, spec(`burst${i}`), T, null)).id);
+      expect(ids.size).toBe(400);
+      await expect(submitJob(db, spec('burst7'), T, null)).rejects.toThrow(/^a job named "burst7" already exists on the fleet board \(id j-20261202-120000-[0-9a-f]{4}\)$/);
+    }));
+
   it('gives each of 40 jobs to exactly one of 5 hosts claiming at once', () =>
     withDb(async (db) => {
       for (let i = 0; i < 40; i++) await submitJob(db, spec(`j${i}`), T + i, null);

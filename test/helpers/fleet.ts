@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { JobRecord } from '../../src/board/types.js';
 import { runCli } from './cli.js';
 import { waitUntil, type CliResult, type DaemonProc, type PageServer, type Scope } from './daemon.js';
-import { PgCluster } from './pg-cluster.js';
+import { PgCluster } from '../../bench/lib/pg-cluster.js';
 
 export type FleetRecord = JobRecord & { host: string | null };
 

@@ -1,5 +1,5 @@
 /**
- * A private PostgreSQL cluster for a test file (or a bench run): `initdb`
+ * A private PostgreSQL cluster for a bench run or a test file (test/helpers/fleet.ts): `initdb`
  * into a temporary folder, `pg_ctl start` on a free loopback port, one
  * fresh database per test, `pg_ctl stop` at the end. Debian's server
  * binaries live in /usr/lib/postgresql/<major>/bin, off the PATH.
