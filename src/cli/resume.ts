@@ -14,7 +14,7 @@ import { readResumeCard, type ResumeCard } from '../supervisor/resume-card.js';
 import { resumePrompt } from '../supervisor/resume-prompt.js';
 import { InputError } from '../util/errors.js';
 import { durationArg, durationHelp, intArg } from './common.js';
-import { addStateFlag, callDaemon, currentUser, printJson, type StateFlag } from './daemon-client.js';
+import { addStateFlag, boardUrlOf, callDaemon, currentUser, printJson, type StateFlag } from './daemon-client.js';
 
 interface ResumeFlags extends StateFlag {
   grantWall?: number;
@@ -39,7 +39,8 @@ export function registerResume(program: Command): void {
     const { jobs: board } = await callDaemon(f, 'board', {});
     const old = board.find((j) => j.id === job || j.name === job);
     if (!old) throw new InputError(`no job "${job}"; nightshift board lists them`);
-    const card = readCard(old);
+    const host = boardUrlOf(f) ? ((old as JobRecord & { host?: string | null }).host ?? null) : null;
+    const card = readCard(old, host);
     const spec = {
       name: f.name ?? nextName(old.name, board),
       command: resumeCommand(card),
@@ -54,6 +55,8 @@ export function registerResume(program: Command): void {
       after: [],
       resume_from: resumeFrom(old, card),
       on_unanswered: old.on_unanswered,
+      // On a fleet the transcript and the folder are on the old job's host: the new job runs there too.
+      ...(host ? { host } : {}),
     };
     const { job: rec, notice } = await callDaemon(f, 'submit', { spec });
     if (f.json) printJson(rec);
@@ -62,8 +65,9 @@ export function registerResume(program: Command): void {
   });
 }
 
-function readCard(job: JobRecord): ResumeCard {
+function readCard(job: JobRecord, host: string | null): ResumeCard {
   const file = job.paths ? join(job.paths.dir, 'resume.json') : null;
+  if (host && file && !existsSync(file) && job.state === 'done') throw new InputError(`job ${job.name}'s resume card is on host ${host} (${file}): run resume there`);
   if (!file || !existsSync(file)) throw new InputError(`job ${job.name} has no resume card (it ${job.state === 'done' ? `ended with ${job.reason.code}` : `is ${job.state}`})`);
   return readResumeCard(file);
 }

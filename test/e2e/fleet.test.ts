@@ -43,6 +43,10 @@ describe('a fleet on PostgreSQL', () => {
     expect(rows.every((r) => ['a', 'b', 'c'].includes(r.host))).toBe(true);
     const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string; max_running: number }> };
     expect(hosts.hosts.map((h) => `${h.name}:${h.state}:${h.max_running}`)).toEqual(['a:up:3', 'b:up:3', 'c:up:3']);
+    // stats asks each job's host for its evidence: every host answered.
+    const stats = await fleet.ns('stats', ['--json']);
+    expect([stats.code, stats.stderr]).toEqual([0, '']);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ jobs: 30, verdicts: 0 });
   }, 150_000);
 
   it('pages a job blocked on one host once, and takes its answer from another host\'s CLI', async (ctx) => {
