@@ -157,7 +157,8 @@ function hostPage(l: LostHost, now: number): Page {
     screen: [],
     answer_command: 'nightshift hosts',
     time: isoTime(now),
-    urgent: false,
+    // Its jobs ended unseen: a person must know even in quiet hours.
+    urgent: true,
   };
 }
 

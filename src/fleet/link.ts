@@ -44,6 +44,8 @@ export const FLEET_TIMING = {
   cycleMs: 250,
   pollMs: 1_000,
   heartbeatMs: 2_000,
+  /** How often a host looks for silent ones: a dead host is reported at most this long after its 30 s. */
+  sweepMs: 1_000,
   screenMs: 2_000,
   recordsMs: 2_000,
   /** Capped back-off: far below LOST_AFTER_S, so an outage never makes a host look lost once the database is back. */
@@ -64,7 +66,7 @@ export class FleetLink {
   private marks: { transition: number; page: number; closedAt: number } | null = null;
   private readonly pushed = new Map<string, string>();
   private readonly screens = new Map<string, string>();
-  private last = { heartbeat: 0, screens: 0, records: 0, commands: 0, claims: 0 };
+  private last = { heartbeat: 0, sweep: 0, screens: 0, records: 0, commands: 0, claims: 0 };
   private started = false;
   private listener: pg.Client | null = null;
   private wakeCommands = true;
@@ -160,6 +162,7 @@ export class FleetLink {
 
   private async work(now: number): Promise<void> {
     if (now - this.last.heartbeat >= FLEET_TIMING.heartbeatMs) await this.beat(now);
+    if (now - this.last.sweep >= FLEET_TIMING.sweepMs) await this.sweep(now);
     if (!this.listener) await this.listen();
     await this.flush();
     // NOTIFY wakes these at once; the 1 s poll is for a notification lost with its connection.
@@ -178,12 +181,13 @@ export class FleetLink {
     if (wasLost) this.host.log.warn({ host: this.name }, 'this host was declared lost while it was cut off; its jobs there stay done/lost-host on the fleet board');
     this.started = true;
     this.last.heartbeat = now;
-    // Only a host that has itself been up for the whole window may judge others silent: after an outage every host is.
-    if (this.upSince !== null && now - this.upSince >= LOST_AFTER_S * 1_000) await this.sweep(now);
     for (const j of await failBlockedDependents(this.db, now, this.host.pager.notifierNames)) this.host.log.info({ job: j.id, name: j.name }, 'fleet job can never run: its --after job failed');
   }
 
   private async sweep(now: number): Promise<void> {
+    this.last.sweep = now;
+    // Only a host that has itself been up for the whole window may judge others silent: after an outage every host is.
+    if (this.upSince === null || now - this.upSince < LOST_AFTER_S * 1_000) return;
     for (const l of await sweepLost(this.db, this.name, now, this.host.pager.notifierNames)) {
       this.host.log.warn({ lost: l.name, last_seen: l.last_seen, ended: l.ended.map((j) => j.name), requeued: l.requeued }, 'host lost');
     }
