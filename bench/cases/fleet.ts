@@ -8,6 +8,7 @@
  *   - transitions per second the board took in, over the busiest 10 s;
  *   - the database server's CPU (postmaster and every backend, /proc) over
  *     the run, as a share of one core;
+ *   - a command row's round trip: inserted for host h2, run there, replied;
  *   - every job done once (one `running` transition each).
  * No anchor: one database and one machine have nothing to race against;
  * the README says how far one PostgreSQL carries.
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FleetDb } from '../../src/fleet/db.js';
 import { pushFromHost, submitJob } from '../../src/fleet/jobs.js';
+import { runOnHost } from '../../src/fleet/commands.js';
 import type { JobRecord } from '../../src/board/types.js';
 import { Daemon } from '../lib/daemon.js';
 import { PgCluster } from '../lib/pg-cluster.js';
@@ -40,6 +42,18 @@ function clusterCpu(postmaster: number): number {
     }
   }
   return ticks / HZ;
+}
+
+/** A command row to host h2 and its reply (what `answer --board` does), one after another: ms each. */
+async function commandRoundTrips(db: FleetDb, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await runOnHost(db, 'h2', null, 'board', {});
+    out.push(performance.now() - t0);
+    await sleep(100);
+  }
+  return out;
 }
 
 /**
@@ -110,6 +124,7 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
     const [tr] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM fleet_transitions`);
     const once = jobs.every((j) => j.runs === 1 && j.state === 'done' && j.code === 'exit');
     const byHost = Object.fromEntries(HOSTS.map((h) => [h, jobs.filter((j) => j.host === h).length]));
+    const roundTrips = await commandRoundTrips(db, opts.smoke ? 5 : 20);
     const capacity = await flushCapacity(db, postmaster, opts.smoke);
     await db.close();
     log(`flush capacity ${capacity.perSecond.toFixed(0)} transitions/s at ${capacity.cpuPct.toFixed(0)} % of a core`);
@@ -120,6 +135,8 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
         row(`fleet: claim latency p50 (${HOSTS.length} hosts × ${perHost} jobs)`, percentile(claimMs, 50), 'ms', { goal: '< 1000 ms', pass: percentile(claimMs, 50) < 1000 }),
         row('fleet: claim latency p99', percentile(claimMs, 99), 'ms', { goal: 'context' }),
         row('fleet: queued → running p50', percentile(startMs, 50), 'ms', { goal: 'context' }),
+        row('fleet: command row → owning host → reply, median', percentile(roundTrips, 50), 'ms', { goal: '< 1000 ms', pass: percentile(roundTrips, 50) < 1000 }),
+        row('fleet: command row round trip, max', max(roundTrips), 'ms', { goal: '< 1000 ms', pass: max(roundTrips) < 1000 }),
         row('fleet: transitions/s taken in (busiest 10 s)', busiest10, '/s', { goal: 'context' }),
         row('fleet: database CPU over the run', (cpu / wall) * 100, '% of a core', { goal: 'context' }),
         row('fleet: flush capacity (3 hosts pushing 500-transition batches)', capacity.perSecond, '/s', { goal: 'context' }),

@@ -218,6 +218,7 @@ export class Daemon {
       maxRunning: this.opts.maxRunning,
       log: this.log,
       live: (id) => d.live(id),
+      liveIds: () => d.running().map((j) => j.id),
       schedule: () => d.schedule(),
       webUrl: () => d.webBaseUrl,
     }, '0.1.0');

@@ -35,6 +35,8 @@ export interface FleetHost {
   readonly commands: Commands;
   readonly maxRunning: number;
   live(id: string): JobHandle | undefined;
+  /** Ids of the jobs live here now. */
+  liveIds(): string[];
   schedule(): void;
   webUrl(): string | null;
   readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
@@ -63,7 +65,8 @@ export class FleetLink {
   private upSince: number | null = null;
   private retryAt = 0;
   private backoff = FLEET_TIMING.backoffMinMs;
-  private marks: { transition: number; page: number; closedAt: number } | null = null;
+  /** Where the fleet's copy of this board ends: the last transition and page copied, and the newest close (with the ids closed at that very ms). */
+  private marks: { transition: number; page: number; closedAt: number; closedIds: Set<number> } | null = null;
   private readonly pushed = new Map<string, string>();
   private readonly screens = new Map<string, string>();
   private last = { heartbeat: 0, sweep: 0, screens: 0, records: 0, commands: 0, claims: 0 };
@@ -137,6 +140,7 @@ export class FleetLink {
       transition: await lastPushedTransition(this.db, this.source),
       page: await lastCopiedPage(this.db, this.source),
       closedAt: 0,
+      closedIds: new Set(),
     };
     this.pushed.clear();
     this.screens.clear();
@@ -210,10 +214,13 @@ export class FleetLink {
       await copyPages(this.db, this.name, this.source, rows);
       marks.page = rows[rows.length - 1]!.id;
     }
-    const closes = pager.outbox.closedSince(marks.closedAt);
+    const closes = pager.outbox.closedSince(marks.closedAt).filter((r) => r.closed_at! > marks.closedAt || !marks.closedIds.has(r.id));
     if (closes.length) {
       await copyCloses(this.db, this.source, closes);
-      marks.closedAt = Math.max(...closes.map((r) => r.closed_at ?? 0));
+      const newest = Math.max(...closes.map((r) => r.closed_at!));
+      if (newest > marks.closedAt) marks.closedIds.clear();
+      marks.closedAt = newest;
+      for (const r of closes) if (r.closed_at === newest) marks.closedIds.add(r.id);
     }
   }
 
@@ -223,7 +230,7 @@ export class FleetLink {
     const all = now - this.last.records >= FLEET_TIMING.recordsMs;
     if (!all && !touched.length) return [];
     const want = new Set(touched);
-    const list = all ? this.host.board.list() : [...want].flatMap((id) => this.host.board.get(id) ?? []);
+    const list = all ? this.host.board.list().filter((r) => !settled(r, now)) : [...want].flatMap((id) => this.host.board.get(id) ?? []);
     if (all) this.last.records = now;
     return list.filter((r) => want.has(r.id) || this.pushed.get(r.id) !== JSON.stringify(r));
   }
@@ -269,11 +276,9 @@ export class FleetLink {
   private async storeScreens(now: number): Promise<void> {
     this.last.screens = now;
     const changed: Array<{ job: string; screen: string }> = [];
-    for (const rec of this.host.board.list()) {
-      const job = rec.state === 'running' || rec.state === 'blocked' ? this.host.live(rec.id) : undefined;
-      if (!job) continue;
-      const text = job.screen.text();
-      if (this.screens.get(rec.id) !== text) changed.push({ job: rec.id, screen: text });
+    for (const id of this.host.liveIds()) {
+      const text = this.host.live(id)?.screen.text();
+      if (text !== undefined && this.screens.get(id) !== text) changed.push({ job: id, screen: text });
     }
     if (!changed.length) return;
     await storeScreens(this.db, this.name, changed);
@@ -299,6 +304,11 @@ export class FleetLink {
     });
     this.listener = c;
   }
+}
+
+/** A job done for a minute: its record no longer changes (fields written after the end come within seconds). */
+function settled(r: JobRecord, now: number): boolean {
+  return r.state === 'done' && r.ended !== null && now - Date.parse(r.ended) > 60_000;
 }
 
 /** This SQLite board's own id: a host name reused with a fresh state directory is a new source of transitions. */
