@@ -3,19 +3,16 @@
  * SQLite board (synchronous, always there); the link dials out to
  * PostgreSQL and, every cycle:
  *   - heartbeats, and declares hosts silent for 30 s lost;
- *   - flushes what the local board did (transitions in their own order,
- *     changed records, queued and closed pages) — the SQLite board is the
- *     journal, so an outage only delays the flush;
+ *   - flushes what the local board did (flush.ts) — the SQLite board is
+ *     the journal, so an outage only delays the flush;
  *   - claims queued jobs up to its free slots;
  *   - takes command rows meant for it and runs them from its own table;
  *   - stores each live job's screen, at most every 2 s while it changes.
  * Any connection error marks the board down; the link retries with a
  * capped back-off and, once back, flushes from where the fleet's copy ends.
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Board } from '../board/board.js';
-import type { JobRecord } from '../board/types.js';
 import type { Commands } from '../daemon/command.js';
 import type { JobHandle } from '../daemon/job-slot.js';
 import type { Pager } from '../notify/pager.js';
@@ -24,8 +21,8 @@ import { describeError } from '../util/errors.js';
 import { finishCommand, listenForCommands, takeCommands, toWire } from './commands.js';
 import { isConnectionError, type FleetDb } from './db.js';
 import { heartbeat, leave, sweepLost, LOST_AFTER_S } from './hosts.js';
-import { claimJobs, failBlockedDependents, lastPushedTransition, pushFromHost, releaseJob } from './jobs.js';
-import { copyCloses, copyPages, lastCopiedPage } from './outbox.js';
+import { claimJobs, failBlockedDependents, releaseJob } from './jobs.js';
+import { BoardFlush, boardIdentity } from './flush.js';
 import { storeScreens } from './screens.js';
 
 /** What the link needs of its daemon: a narrow view, so the two files stay apart. */
@@ -49,13 +46,10 @@ export const FLEET_TIMING = {
   /** How often a host looks for silent ones: a dead host is reported at most this long after its 30 s. */
   sweepMs: 1_000,
   screenMs: 2_000,
-  recordsMs: 2_000,
   /** Capped back-off: far below LOST_AFTER_S, so an outage never makes a host look lost once the database is back. */
   backoffMinMs: 250,
   backoffMaxMs: 5_000,
 };
-
-const BATCH = 500;
 
 export class FleetLink {
   private timer: NodeJS.Timeout | null = null;
@@ -65,16 +59,16 @@ export class FleetLink {
   private upSince: number | null = null;
   private retryAt = 0;
   private backoff = FLEET_TIMING.backoffMinMs;
-  /** Where the fleet's copy of this board ends: the last transition and page copied, and the newest close (with the ids closed at that very ms). */
-  private marks: { transition: number; page: number; closedAt: number; closedIds: Set<number> } | null = null;
-  private readonly pushed = new Map<string, string>();
+  private flusher: BoardFlush | null = null;
   private readonly screens = new Map<string, string>();
-  private last = { heartbeat: 0, sweep: 0, screens: 0, records: 0, commands: 0, claims: 0 };
+  private last = { heartbeat: 0, sweep: 0, screens: 0, commands: 0, claims: 0 };
   private started = false;
   private listener: pg.Client | null = null;
   private wakeCommands = true;
   private wakeClaims = true;
   readonly source: string;
+  /** Copies what this host's board did since the last copy (nothing while the board is down). */
+  private readonly flush: () => Promise<void>;
 
   constructor(
     private readonly db: FleetDb,
@@ -83,6 +77,7 @@ export class FleetLink {
     private readonly version: string,
   ) {
     this.source = `${name}/${boardIdentity(host.board)}`;
+    this.flush = () => this.flusher?.flush() ?? Promise.resolve();
   }
 
   /** Starts cycling. The first cycle runs now; a board that is down is not an error (the daemon runs on, journaling). */
@@ -136,13 +131,7 @@ export class FleetLink {
 
   private async reconnect(now: number): Promise<void> {
     await this.beat(now);
-    this.marks = {
-      transition: await lastPushedTransition(this.db, this.source),
-      page: await lastCopiedPage(this.db, this.source),
-      closedAt: 0,
-      closedIds: new Set(),
-    };
-    this.pushed.clear();
+    this.flusher = await BoardFlush.resume(this.db, this.name, this.source, this.host);
     this.screens.clear();
     await this.listen();
     const was = this.retryAt > 0;
@@ -195,44 +184,6 @@ export class FleetLink {
     for (const l of await sweepLost(this.db, this.name, now, this.host.pager.notifierNames)) {
       this.host.log.warn({ lost: l.name, last_seen: l.last_seen, ended: l.ended.map((j) => j.name), requeued: l.requeued }, 'host lost');
     }
-  }
-
-  /** Local transitions, changed records, new and closed pages: in that order, so a page never names a move the fleet has not seen. */
-  private async flush(): Promise<void> {
-    const marks = this.marks!;
-    const { board, pager } = this.host;
-    for (;;) {
-      const ts = board.transitionsSince(marks.transition, BATCH);
-      const records = this.changedRecords(ts.map((t) => t.job));
-      if (!ts.length && !records.length) break;
-      await pushFromHost(this.db, this.name, this.source, ts, records);
-      for (const r of records) this.pushed.set(r.id, JSON.stringify(r));
-      if (ts.length) marks.transition = ts[ts.length - 1]!.seq;
-      if (ts.length < BATCH) break;
-    }
-    for (let rows = pager.outbox.since(marks.page, BATCH); rows.length; rows = pager.outbox.since(marks.page, BATCH)) {
-      await copyPages(this.db, this.name, this.source, rows);
-      marks.page = rows[rows.length - 1]!.id;
-    }
-    const closes = pager.outbox.closedSince(marks.closedAt).filter((r) => r.closed_at! > marks.closedAt || !marks.closedIds.has(r.id));
-    if (closes.length) {
-      await copyCloses(this.db, this.source, closes);
-      const newest = Math.max(...closes.map((r) => r.closed_at!));
-      if (newest > marks.closedAt) marks.closedIds.clear();
-      marks.closedAt = newest;
-      for (const r of closes) if (r.closed_at === newest) marks.closedIds.add(r.id);
-    }
-  }
-
-  /** Records of `touched` jobs, and every record that changed since it was pushed (checked every few seconds). */
-  private changedRecords(touched: string[]): JobRecord[] {
-    const now = Date.now();
-    const all = now - this.last.records >= FLEET_TIMING.recordsMs;
-    if (!all && !touched.length) return [];
-    const want = new Set(touched);
-    const list = all ? this.host.board.list().filter((r) => !settled(r, now)) : [...want].flatMap((id) => this.host.board.get(id) ?? []);
-    if (all) this.last.records = now;
-    return list.filter((r) => want.has(r.id) || this.pushed.get(r.id) !== JSON.stringify(r));
   }
 
   private async claim(now: number): Promise<void> {
@@ -306,17 +257,3 @@ export class FleetLink {
   }
 }
 
-/** A job done for a minute: its record no longer changes (fields written after the end come within seconds). */
-function settled(r: JobRecord, now: number): boolean {
-  return r.state === 'done' && r.ended !== null && now - Date.parse(r.ended) > 60_000;
-}
-
-/** This SQLite board's own id: a host name reused with a fresh state directory is a new source of transitions. */
-function boardIdentity(board: Board): string {
-  board.db.exec('CREATE TABLE IF NOT EXISTS fleet_identity (id TEXT NOT NULL)');
-  const row = board.db.prepare('SELECT id FROM fleet_identity').get() as { id: string } | undefined;
-  if (row) return row.id;
-  const id = randomUUID();
-  board.db.prepare('INSERT INTO fleet_identity (id) VALUES (?)').run(id);
-  return id;
-}

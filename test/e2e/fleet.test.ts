@@ -168,4 +168,35 @@ describe('a fleet on PostgreSQL', () => {
     const moves = await fleet.sql<{ state: string }>(`SELECT state FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [job.id]);
     expect(moves.map((m) => m.state)).toEqual(['queued', 'running', 'done']);
   }, 90_000);
+
+  it('a host that was frozen past 30 s (a laptop asleep) is lost, then up again; its job stays done/lost-host and its later moves join the log', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
+    await fleet.host('a');
+    const c = await fleet.host('c');
+    await fleet.submit('nap', ['sh', '-c', 'for i in $(seq 1 120); do echo tick $i; sleep 0.5; done'], ['--host', 'c']);
+    const running = await fleet.waitJob('nap', (j) => j.state === 'running', 30_000, 'running on c');
+    c.signal('SIGSTOP');
+    try {
+      await fleet.waitJob('nap', (j) => j.state === 'done', 45_000, 'done/lost-host while c sleeps');
+    } finally {
+      c.signal('SIGCONT');
+    }
+    await waitUntil(
+      async () => {
+        const r = await fleet.ns('hosts', ['--json']);
+        return (JSON.parse(r.stdout) as { hosts: Array<{ name: string; state: string }> }).hosts.find((h) => h.name === 'c')?.state === 'up';
+      },
+      20_000,
+      'host c up again',
+    );
+    // c still supervises the job; when it ends there, the move joins the log and the verdict stays.
+    await c.waitState('nap', 'done', 'exit', 80_000);
+    await waitUntil(
+      async () => (await fleet.sql(`SELECT 1 FROM fleet_transitions WHERE job = $1 AND state = 'done' AND reason->>'code' = 'exit'`, [running.id])).length === 1,
+      10_000,
+      'the late exit in the fleet log',
+    );
+    expect(sr(await fleet.waitJob('nap', () => true, 1_000))).toBe('done/lost-host');
+    expect(fleet.pagesGot().filter((p) => p.kind === 'lost').map((p) => p.name)).toEqual(['c']);
+  }, 180_000);
 });

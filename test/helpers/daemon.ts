@@ -328,11 +328,17 @@ export class Scope {
   async close(): Promise<void> {
     await Promise.all(this.daemons.splice(0).map((d) => d.stop()));
     // Jobs outlive a killed daemon in their PTY host: the host's SIGTERM hangs them up.
+    const hosts: number[] = [];
     for (const d of this.dirs) {
       const pid = ptyhostPid(d);
-      if (pid !== null && processAlive(pid)) process.kill(pid, 'SIGTERM');
+      if (pid !== null && processAlive(pid)) {
+        process.kill(pid, 'SIGTERM');
+        hosts.push(pid);
+      }
     }
     await Promise.all(this.servers.splice(0).map((s) => s.stop()));
+    // A host finishing its recordings (exit markers) while the folder is removed makes rmdir fail with ENOTEMPTY: let it end first.
+    await waitUntil(() => hosts.every((pid) => !processAlive(pid)), 10_000, 'the PTY hosts to exit').catch(() => hosts.forEach((pid) => processAlive(pid) && process.kill(pid, 'SIGKILL')));
     for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   }
 }
