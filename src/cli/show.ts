@@ -32,10 +32,14 @@ function formatShown(s: Shown): string {
   if (s.signals) out.push(`  signals:  ${Object.entries(s.signals).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
   if (s.rules_coverage) out.push(`  rules:    ${s.rules_coverage.note}`);
   for (const w of s.warnings ?? []) out.push(`  warning:  ${w.message} (${w.code}, ${w.time})`);
-  if (j.paths) out.push(`  files:    ${j.paths.dir}`);
+  // On a fleet board: where it runs, and how fresh a screen from the database is.
+  const fleet = s as Shown & { host?: string | null; screen_updated?: string | null; live_url?: string | null; remote?: boolean };
+  if (fleet.host) out.push(`  host:     ${fleet.host}${fleet.live_url ? ` (live: ${fleet.live_url})` : ''}`);
+  if (j.paths) out.push(`  files:    ${j.paths.dir}${fleet.host ? ` on ${fleet.host}` : ''}`);
   out.push('  transitions:');
   for (const t of s.transitions) out.push(`    ${t.time}  ${t.state.padEnd(8)} ${reasonWithDetail(t.reason)}`);
-  if (s.screen !== null) out.push('  screen:', ...s.screen.split('\n').map((l) => `    │ ${l}`));
+  const stored = fleet.host && !s.signals && fleet.screen_updated ? ` (stored by ${fleet.host} at ${fleet.screen_updated})` : '';
+  if (s.screen !== null) out.push(`  screen:${stored}`, ...s.screen.split('\n').map((l) => `    │ ${l}`));
   if (s.evidence.length) {
     out.push('  evidence:');
     for (const e of s.evidence) out.push(`    ${evidenceLine(e)}`);

@@ -66,6 +66,9 @@ describe('a fleet on PostgreSQL', () => {
     const view = JSON.parse(shown.stdout) as { job: { host: string }; screen: string; prompt: unknown };
     expect(view.job.host).toBe('b');
     expect(view.screen).toContain('Delete all files?');
+    const human = await fleet.ns('show', ['pin']);
+    expect(human.stdout.split('\n')).toContain('  host:     b');
+    expect(human.stdout).toMatch(/ {2}files: {4}\S+ on b\n/);
     // From host a's side: its CLI, no socket of b's.
     const r = await fleet.ns('answer', ['pin', 'y'], { NIGHTSHIFT_USER: 'alice' });
     expect(r.code, r.stderr).toBe(0);
@@ -100,10 +103,12 @@ describe('a fleet on PostgreSQL', () => {
       'host c lost',
     );
     const job = await fleet.waitJob('long', (j) => j.state === 'done', 15_000, 'done/lost-host');
-    const reportedAfter = Date.now() - killed;
     expect(sr(job)).toBe('done/lost-host');
-    // Silent for 30 s from its last heartbeat (≤ 2 s before the kill), plus one sweep (2 s).
-    expect(reportedAfter).toBeLessThanOrEqual(33_000);
+    // When the fleet declared it (the database's clock, this machine's): 30 s of silence from its
+    // last heartbeat (at most 2 s before the kill), then the next sweep (every second).
+    const [{ lost_at }] = await fleet.sql<{ lost_at: Date }>(`SELECT lost_at FROM fleet_hosts WHERE name = 'c'`);
+    expect(lost_at.getTime() - killed).toBeGreaterThanOrEqual(27_000);
+    expect(lost_at.getTime() - killed).toBeLessThanOrEqual(33_000);
     await fleet.pages!.waitHits('/hook', 1, 10_000);
     await new Promise((res) => setTimeout(res, 4_000));
     const lost = fleet.pagesGot().filter((p) => p.kind === 'lost' && p.name === 'c');
