@@ -22,7 +22,7 @@ import { runOnHost } from '../../src/fleet/commands.js';
 import type { JobRecord } from '../../src/board/types.js';
 import { Daemon } from '../lib/daemon.js';
 import { PgCluster } from '../lib/pg-cluster.js';
-import { HZ } from '../lib/proc.js';
+import { cpuSeconds, HZ } from '../lib/proc.js';
 import { max, percentile, sleep } from '../lib/stats.js';
 import { logger, row, type CaseOptions, type CaseResult } from '../lib/types.js';
 
@@ -42,6 +42,16 @@ function clusterCpu(postmaster: number): number {
     }
   }
   return ticks / HZ;
+}
+
+/** CPU of the daemons (each) and the database while nothing happens but the links' cycles: heartbeats, polls, sweeps. */
+async function idleCost(daemons: Daemon[], postmaster: number, ms: number): Promise<{ daemonPct: number; dbPct: number }> {
+  await sleep(3_000);
+  const d0 = daemons.map((d) => cpuSeconds(d.pid));
+  const db0 = clusterCpu(postmaster);
+  await sleep(ms);
+  const per = daemons.map((d, i) => cpuSeconds(d.pid) - d0[i]!);
+  return { daemonPct: (per.reduce((a, b) => a + b, 0) / per.length / (ms / 1000)) * 100, dbPct: ((clusterCpu(postmaster) - db0) / (ms / 1000)) * 100 };
 }
 
 /** A command row to host h2 and its reply (what `answer --board` does), one after another: ms each. */
@@ -124,6 +134,7 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
     const [tr] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM fleet_transitions`);
     const once = jobs.every((j) => j.runs === 1 && j.state === 'done' && j.code === 'exit');
     const byHost = Object.fromEntries(HOSTS.map((h) => [h, jobs.filter((j) => j.host === h).length]));
+    const idle = await idleCost(daemons, postmaster, opts.smoke ? 3_000 : 20_000);
     const roundTrips = await commandRoundTrips(db, opts.smoke ? 5 : 20);
     const capacity = await flushCapacity(db, postmaster, opts.smoke);
     await db.close();
@@ -139,11 +150,13 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
         row('fleet: command row round trip, max', max(roundTrips), 'ms', { goal: '< 1000 ms', pass: max(roundTrips) < 1000 }),
         row('fleet: transitions/s taken in (busiest 10 s)', busiest10, '/s', { goal: 'context' }),
         row('fleet: database CPU over the run', (cpu / wall) * 100, '% of a core', { goal: 'context' }),
+        row('fleet: idle daemon CPU per host (300 jobs done, links cycling)', idle.daemonPct, '% of a core', { goal: 'context' }),
+        row('fleet: idle database CPU (3 hosts)', idle.dbPct, '% of a core', { goal: 'context' }),
         row('fleet: flush capacity (3 hosts pushing 500-transition batches)', capacity.perSecond, '/s', { goal: 'context' }),
         row('fleet: database CPU while at flush capacity', capacity.cpuPct, '% of a core', { goal: 'context' }),
         row(`fleet: every job ran once (${total})`, once ? 1 : 0, 'bool', { goal: 'all', pass: once }),
       ],
-      details: { flush: capacity, hosts: HOSTS.length, per_host: perHost, wall_s: wall, db_cpu_s: cpu, transitions: tr!.n, by_host: byHost, claim_ms_max: max(claimMs), start_ms_p99: percentile(startMs, 99) },
+      details: { idle, flush: capacity, hosts: HOSTS.length, per_host: perHost, wall_s: wall, db_cpu_s: cpu, transitions: tr!.n, by_host: byHost, claim_ms_max: max(claimMs), start_ms_p99: percentile(startMs, 99) },
     };
   } finally {
     await Promise.all(daemons.map((d) => d.stop().catch(() => undefined)));

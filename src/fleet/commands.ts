@@ -108,14 +108,18 @@ async function expire(db: FleetDb, id: string, host: string, waitMs: number): Pr
 
 /** The owner's side: takes its pending, unexpired rows, oldest first. Rows past their time are marked expired, never run. */
 export async function takeCommands(db: FleetDb, host: string): Promise<CommandRow[]> {
-  await db.query(`UPDATE fleet_commands SET state = 'expired', done = now() WHERE host = $1 AND state = 'pending' AND expires <= now()`, [host]);
-  const rows = await db.query<CommandRow & { id: string }>(
-    `UPDATE fleet_commands SET state = 'taken' WHERE id IN (
-       SELECT id FROM fleet_commands WHERE host = $1 AND state = 'pending' AND expires > now() ORDER BY id FOR UPDATE SKIP LOCKED)
-     RETURNING id, host, job, name, args`,
+  // One statement (it runs every second on every host): expire what is past its time, take the rest.
+  const rows = await db.query<CommandRow & { id: string; state: string }>(
+    `UPDATE fleet_commands SET state = CASE WHEN expires > now() THEN 'taken' ELSE 'expired' END,
+       done = CASE WHEN expires > now() THEN NULL ELSE now() END
+     WHERE id IN (SELECT id FROM fleet_commands WHERE host = $1 AND state = 'pending' ORDER BY id FOR UPDATE SKIP LOCKED)
+     RETURNING id, host, job, name, args, state`,
     [host],
   );
-  return rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
+  return rows
+    .filter((r) => r.state === 'taken')
+    .map(({ state: _, ...r }) => ({ ...r, id: Number(r.id) }))
+    .sort((a, b) => a.id - b.id);
 }
 
 export async function finishCommand(db: FleetDb, id: number, outcome: { result: unknown } | { error: ErrorWire }): Promise<void> {

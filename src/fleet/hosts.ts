@@ -105,6 +105,9 @@ export interface LostHost {
  * queued for `notifiers` in the same transaction.
  */
 export async function sweepLost(db: FleetDb, me: string, now: number, notifiers: readonly string[]): Promise<LostHost[]> {
+  // Every host asks every second: one cheap read, and the transaction only when someone is silent.
+  const silent = await db.query(`SELECT 1 FROM fleet_hosts WHERE state = 'up' AND name <> $1 AND last_seen < now() - make_interval(secs => $2) LIMIT 1`, [me, LOST_AFTER_S]);
+  if (!silent.length) return [];
   return db.tx(async (c) => {
     const { rows } = await c.query<{ name: string; last_seen: Date }>(
       `UPDATE fleet_hosts SET state = 'lost', lost_at = now(), running = 0

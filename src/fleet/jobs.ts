@@ -141,6 +141,11 @@ export async function releaseJob(db: FleetDb, id: string, host: string): Promise
  */
 export async function failBlockedDependents(db: FleetDb, now: number, notifiers: readonly string[]): Promise<JobRecord[]> {
   const time = isoTime(now);
+  const any = await db.query(
+    `SELECT 1 FROM fleet_jobs j WHERE j.state = 'queued' AND j.host IS NULL
+       AND EXISTS (SELECT 1 FROM unnest(j.after_ids) a JOIN fleet_jobs d ON d.id = a WHERE d.outcome = 'failed') LIMIT 1`,
+  );
+  if (!any.length) return [];
   return db.tx(async (c) => {
     const { rows } = await c.query<{ id: string; record: JobRecord }>(
       `SELECT j.id, j.record FROM fleet_jobs j

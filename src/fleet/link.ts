@@ -40,7 +40,8 @@ export interface FleetHost {
 }
 
 export const FLEET_TIMING = {
-  cycleMs: 250,
+  /** A local move reaches the fleet within this; commands and submits wake the link at once (NOTIFY). */
+  cycleMs: 500,
   pollMs: 1_000,
   heartbeatMs: 2_000,
   /** How often a host looks for silent ones: a dead host is reported at most this long after its 30 s. */
