@@ -106,20 +106,20 @@ async function expire(db: FleetDb, id: string, host: string, waitMs: number): Pr
   throw new ConflictError(`host ${host} took the command but sent no reply in time; it may or may not have been applied (nightshift show)`);
 }
 
-/** The owner's side: takes its pending, unexpired rows, oldest first. Rows past their time are marked expired, never run. */
+/** The owner's side: takes its oldest pending row that is still good, one at a time (rows not reached stay pending and expire on time). */
 export async function takeCommands(db: FleetDb, host: string): Promise<CommandRow[]> {
-  // One statement (it runs every second on every host): expire what is past its time, take the rest.
-  const rows = await db.query<CommandRow & { id: string; state: string }>(
-    `UPDATE fleet_commands SET state = CASE WHEN expires > now() THEN 'taken' ELSE 'expired' END,
-       done = CASE WHEN expires > now() THEN NULL ELSE now() END
-     WHERE id IN (SELECT id FROM fleet_commands WHERE host = $1 AND state = 'pending' ORDER BY id FOR UPDATE SKIP LOCKED)
-     RETURNING id, host, job, name, args, state`,
+  // One statement (it runs every second on every host): rows past their time are marked expired, never run; the oldest other one is taken.
+  const rows = await db.query<CommandRow & { id: string }>(
+    `WITH gone AS (
+       UPDATE fleet_commands SET state = 'expired', done = now() WHERE host = $1 AND state = 'pending' AND expires <= now() RETURNING id),
+     taken AS (
+       UPDATE fleet_commands SET state = 'taken' WHERE id = (
+         SELECT id FROM fleet_commands WHERE host = $1 AND state = 'pending' AND expires > now() ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, host, job, name, args)
+     SELECT * FROM taken`,
     [host],
   );
-  return rows
-    .filter((r) => r.state === 'taken')
-    .map(({ state: _, ...r }) => ({ ...r, id: Number(r.id) }))
-    .sort((a, b) => a.id - b.id);
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
 export async function finishCommand(db: FleetDb, id: number, outcome: { result: unknown } | { error: ErrorWire }): Promise<void> {

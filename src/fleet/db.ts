@@ -42,7 +42,8 @@ export function isConnectionError(e: unknown): boolean {
   // 57P01-03: admin shutdown, crash shutdown, cannot connect now; 08*: connection exceptions.
   if (/^(08|57P0[1-3])/.test(code)) return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
-  return /Connection terminated|connection timeout|not queryable|Client has encountered a connection error/i.test(err.message ?? '');
+  // Hung rather than refused: node-postgres' own query timeout, and pg-pool's wait for a free client.
+  return /Connection terminated|connection timeout|not queryable|Client has encountered a connection error|Query read timeout|timeout exceeded when trying to connect/i.test(err.message ?? '');
 }
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -65,6 +66,8 @@ export class FleetDb {
       application_name: opts.application ?? 'nightshift',
       // A dead server must not hang a statement forever: the daemon's link would stop flushing.
       query_timeout: 15_000,
+      // A server that vanished without a FIN (a paused VM, a moved address) is noticed, not waited on for minutes.
+      keepAlive: true,
     });
     // An idle client whose server went away emits here; the next checkout gets a fresh one.
     pool.on('error', () => undefined);
@@ -82,29 +85,31 @@ export class FleetDb {
       await c.query('BEGIN');
       const out = await fn(c);
       await c.query('COMMIT');
+      c.release();
       return out;
     } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      if (!isConnectionError(e)) await c.query('ROLLBACK').catch(() => undefined);
+      c.release(isConnectionError(e) ? (e as Error) : undefined);
       throw this.wrap(e);
-    } finally {
-      c.release();
     }
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
     const c = await this.client();
     try {
-      return (await c.query<R>(text, values)).rows;
-    } catch (e) {
-      throw this.wrap(e);
-    } finally {
+      const rows = (await c.query<R>(text, values)).rows;
       c.release();
+      return rows;
+    } catch (e) {
+      // A client whose query timed out may still have it running: destroyed, not handed to the next caller.
+      c.release(isConnectionError(e) ? (e as Error) : undefined);
+      throw this.wrap(e);
     }
   }
 
   /** A client of its own for LISTEN (the caller ends it). */
   async listener(): Promise<pg.Client> {
-    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, application_name: 'nightshift-listen' });
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, query_timeout: 10_000, keepAlive: true, application_name: 'nightshift-listen' });
     c.on('error', () => undefined);
     try {
       await c.connect();

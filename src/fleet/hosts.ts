@@ -94,7 +94,6 @@ export interface LostHost {
   name: string;
   last_seen: string;
   ended: JobRecord[];
-  requeued: string[];
 }
 
 /**
@@ -128,7 +127,8 @@ async function endJobsOf(c: Queryable, host: string, lastSeen: string, now: numb
   const time = isoTime(now);
   const reason: JobReason = { code: 'lost-host', detail: `host ${host} was silent for ${LOST_AFTER_S} s (last seen ${lastSeen}); what the job did after that is unknown` };
   const { rows } = await c.query<{ id: string; record: JobRecord }>(
-    `SELECT id, record FROM fleet_jobs WHERE host = $1 AND state IN ('running', 'blocked') FOR UPDATE`,
+    // Claimed but not started too: a host that is only cut off may still start it, so it must not go to another (it would run twice).
+    `SELECT id, record FROM fleet_jobs WHERE host = $1 AND state IN ('queued', 'running', 'blocked') FOR UPDATE`,
     [host],
   );
   const ended: JobRecord[] = [];
@@ -138,11 +138,7 @@ async function endJobsOf(c: Queryable, host: string, lastSeen: string, now: numb
     await c.query(`INSERT INTO fleet_transitions (job, time, state, reason) VALUES ($1, $2, 'done', $3)`, [r.id, time, reason]);
     ended.push(rec);
   }
-  const requeued = await c.query<{ name: string }>(
-    `UPDATE fleet_jobs SET host = NULL, claimed_at = NULL WHERE host = $1 AND state = 'queued' AND pinned IS NULL RETURNING (record->>'name') AS name`,
-    [host],
-  );
-  return { name: host, last_seen: lastSeen, ended, requeued: requeued.rows.map((r) => r.name) };
+  return { name: host, last_seen: lastSeen, ended };
 }
 
 function hostPage(l: LostHost, now: number): Page {
@@ -156,7 +152,7 @@ function hostPage(l: LostHost, now: number): Page {
     kind: 'lost',
     rule: null,
     class: null,
-    prompt: `host ${l.name} is silent since ${l.last_seen}: ${jobs.length ? `${jobs.join(', ')} ended done/lost-host` : 'it ran no jobs'}${l.requeued.length ? `; ${l.requeued.join(', ')} back in the queue` : ''}`,
+    prompt: `host ${l.name} is silent since ${l.last_seen}: ${jobs.length ? `${jobs.join(', ')} ended done/lost-host` : 'it ran no jobs'}`,
     screen: [],
     answer_command: 'nightshift hosts',
     time: isoTime(now),

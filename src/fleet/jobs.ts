@@ -129,6 +129,17 @@ export async function lastPushedTransition(db: FleetDb, source: string): Promise
   return Number(rows[0]?.s ?? 0);
 }
 
+/** Jobs the fleet says `host` claimed and has not started: after a crash between a claim and its adoption, the host has them or takes them back. */
+export async function claimedQueued(db: FleetDb, host: string): Promise<JobRecord[]> {
+  return (await db.query<{ record: JobRecord }>(`SELECT record FROM fleet_jobs WHERE host = $1 AND state = 'queued'`, [host])).map((r) => r.record);
+}
+
+/** The host that claimed a job (not the one it is pinned to): where its commands go. */
+export async function claimedBy(db: Pick<FleetDb, 'query'>, id: string): Promise<string | null> {
+  const rows = await db.query<{ host: string | null }>('SELECT host FROM fleet_jobs WHERE id = $1', [id]);
+  return rows[0]?.host ?? null;
+}
+
 /** A claimed job this host could not take in (a name clash on its own board): back to the queue. */
 export async function releaseJob(db: FleetDb, id: string, host: string): Promise<void> {
   await db.query(`UPDATE fleet_jobs SET host = NULL, claimed_at = NULL WHERE id = $1 AND host = $2 AND state = 'queued'`, [id, host]);
@@ -216,10 +227,12 @@ async function upsertRecord(c: Queryable, host: string, rec: JobRecord): Promise
   // record's key order; `"after":[]` cannot occur inside a JSON string (its quotes would be escaped).
   const r = await c.query(
     `UPDATE fleet_jobs SET state = $3, outcome = $4, record = replace($5::text, '"after":[]', '"after":' || (record->'after')::text)::json, host = $2, updated = now()
-     WHERE id = $1 AND NOT (state = 'done' AND record->'reason'->>'code' = 'lost-host')`,
+     WHERE id = $1 AND (host = $2 OR host IS NULL) AND NOT (state = 'done' AND record->'reason'->>'code' = 'lost-host')`,
     [rec.id, host, rec.state, outcome, JSON.stringify({ ...rec, after: [] })],
   );
   if (r.rowCount) return;
+  const { rows } = await c.query('SELECT 1 FROM fleet_jobs WHERE id = $1', [rec.id]);
+  if (rows.length) return;
   // Submitted to this host's own socket, not the fleet: it joins the board, pinned to its host.
   await c.query(
     `INSERT INTO fleet_jobs (id, name, state, priority, after_ids, pinned, host, claimed_at, outcome, record)

@@ -21,7 +21,7 @@ import { describeError } from '../util/errors.js';
 import { finishCommand, listenForCommands, takeCommands, toWire } from './commands.js';
 import { isConnectionError, type FleetDb } from './db.js';
 import { heartbeat, leave, sweepLost, LOST_AFTER_S } from './hosts.js';
-import { claimJobs, failBlockedDependents, releaseJob } from './jobs.js';
+import { claimedQueued, claimJobs, failBlockedDependents, releaseJob } from './jobs.js';
 import { BoardFlush, boardIdentity } from './flush.js';
 import { storeScreens } from './screens.js';
 
@@ -134,6 +134,7 @@ export class FleetLink {
     await this.beat(now);
     this.flusher = await BoardFlush.resume(this.db, this.name, this.source, this.host);
     this.screens.clear();
+    await this.takeBackClaims(now);
     await this.listen();
     const was = this.retryAt > 0;
     this.upSince = now;
@@ -141,12 +142,10 @@ export class FleetLink {
     this.host.log.info({ board: this.db.where, host: this.name }, was ? 'fleet board back; flushing what was journaled' : 'joined the fleet board');
   }
 
+  /** Any failure backs off: a statement the database refuses every time must not be retried twice a second (nor logged so). */
   private down(e: unknown): void {
-    if (!isConnectionError(e)) {
-      this.host.log.error({ err: e }, 'fleet link cycle failed');
-      return;
-    }
-    if (this.upSince !== null || this.retryAt === 0) this.host.log.warn({ board: this.db.where, problem: describeError(e) }, 'fleet board unreachable; supervising on, journaling locally');
+    if (!isConnectionError(e)) this.host.log.error({ err: e }, 'fleet link cycle failed; retrying after a back-off');
+    else if (this.upSince !== null || this.retryAt === 0) this.host.log.warn({ board: this.db.where, problem: describeError(e) }, 'fleet board unreachable; supervising on, journaling locally');
     this.upSince = null;
     this.retryAt = Date.now() + this.backoff;
     this.backoff = Math.min(FLEET_TIMING.backoffMaxMs, this.backoff * 2);
@@ -173,6 +172,8 @@ export class FleetLink {
       !this.started,
     );
     if (wasLost) this.host.log.warn({ host: this.name }, 'this host was declared lost while it was cut off; its jobs there stay done/lost-host on the fleet board');
+    // A gap in our own heartbeats (a frozen process, a hung connection) means we were cut off too: judge nobody for 30 s.
+    if (this.upSince !== null && this.last.heartbeat > 0 && Date.now() - this.last.heartbeat > 3 * FLEET_TIMING.heartbeatMs) this.upSince = Date.now();
     this.started = true;
     this.last.heartbeat = now;
     for (const j of await failBlockedDependents(this.db, now, this.host.pager.notifierNames)) this.host.log.info({ job: j.id, name: j.name }, 'fleet job can never run: its --after job failed');
@@ -183,7 +184,24 @@ export class FleetLink {
     // Only a host that has itself been up for the whole window may judge others silent: after an outage every host is.
     if (this.upSince === null || now - this.upSince < LOST_AFTER_S * 1_000) return;
     for (const l of await sweepLost(this.db, this.name, now, this.host.pager.notifierNames)) {
-      this.host.log.warn({ lost: l.name, last_seen: l.last_seen, ended: l.ended.map((j) => j.name), requeued: l.requeued }, 'host lost');
+      this.host.log.warn({ lost: l.name, last_seen: l.last_seen, ended: l.ended.map((j) => j.name) }, 'host lost');
+    }
+  }
+
+  /**
+   * Jobs the fleet says we claimed but our board does not have: the
+   * daemon died (or the connection did) between a claim and its adoption.
+   * Taken in now; they never ran here, so they run once.
+   */
+  private async takeBackClaims(now: number): Promise<void> {
+    for (const rec of await claimedQueued(this.db, this.name)) {
+      if (this.host.board.get(rec.id)) continue;
+      try {
+        this.host.board.adopt(rec, now, `claimed from the fleet board by host ${this.name} (taken in after a restart)`);
+      } catch (e) {
+        this.host.log.error({ job: rec.id, err: e }, 'a claimed job could not be taken in; back to the queue');
+        await releaseJob(this.db, rec.id, this.name);
+      }
     }
   }
 
@@ -211,7 +229,8 @@ export class FleetLink {
   private async runCommands(now: number): Promise<void> {
     this.wakeCommands = false;
     this.last.commands = now;
-    for (const row of await takeCommands(this.db, this.name)) {
+    // One row at a time: rows not reached stay pending (and expire on time), never taken and left.
+    for (let row = (await takeCommands(this.db, this.name))[0]; row; row = (await takeCommands(this.db, this.name))[0]) {
       let outcome: { result: unknown } | { error: ReturnType<typeof toWire> };
       try {
         outcome = { result: await this.host.commands.run(row.name, row.args, NO_STREAM) };
@@ -220,7 +239,7 @@ export class FleetLink {
       }
       this.host.log.info({ command: row.name, job: row.job, ok: 'result' in outcome }, 'fleet command applied');
       // The reply goes after the local effects are flushed: a caller that reads the board next sees them.
-      await this.flush();
+      await this.flush().catch((e: unknown) => this.host.log.error({ err: e }, 'flush before a command reply failed'));
       await finishCommand(this.db, row.id, outcome);
     }
   }
@@ -228,7 +247,9 @@ export class FleetLink {
   private async storeScreens(now: number): Promise<void> {
     this.last.screens = now;
     const changed: Array<{ job: string; screen: string }> = [];
-    for (const id of this.host.liveIds()) {
+    const live = new Set(this.host.liveIds());
+    for (const id of this.screens.keys()) if (!live.has(id)) this.screens.delete(id);
+    for (const id of live) {
       const text = this.host.live(id)?.screen.text();
       if (text !== undefined && this.screens.get(id) !== text) changed.push({ job: id, screen: text });
     }
@@ -239,6 +260,15 @@ export class FleetLink {
 
   private async listen(): Promise<void> {
     const c = await this.db.listener();
+    try {
+      await this.subscribe(c);
+    } catch (e) {
+      await c.end().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async subscribe(c: pg.Client): Promise<void> {
     await listenForCommands(c, this.name, () => {
       this.wakeCommands = true;
       this.schedule(0);

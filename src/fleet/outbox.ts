@@ -76,10 +76,20 @@ export class PgOutbox implements DeliveryStore {
     return rows.map(fromPg);
   }
 
+  /**
+   * An ended lease is taken over only from a holder that is gone (lost,
+   * stopped) or from ourselves: a holder that is up may have sent the page
+   * and be waiting to write so (it was cut off mid-send for longer than the
+   * lease), and it writes that first thing on its next tick.
+   */
   async claim(id: number, now: number, until: number): Promise<boolean> {
     const r = await this.db.query(
-      `UPDATE fleet_outbox SET in_flight_until = $2, leased_by = $4
-       WHERE id = $1 AND status = 'pending' AND (in_flight_until IS NULL OR in_flight_until <= $3) RETURNING id`,
+      `UPDATE fleet_outbox o SET in_flight_until = $2, leased_by = $4
+       WHERE id = $1 AND status = 'pending'
+         AND (in_flight_until IS NULL
+           OR (in_flight_until <= $3 AND (leased_by IS NULL OR leased_by = $4
+             OR NOT EXISTS (SELECT 1 FROM fleet_hosts h WHERE h.name = o.leased_by AND h.state = 'up' AND h.last_seen > now() - interval '30 seconds'))))
+       RETURNING id`,
       [id, until, now, this.host],
     );
     return r.length === 1;
@@ -89,15 +99,15 @@ export class PgOutbox implements DeliveryStore {
     return this.save(() =>
       this.db.query(
         `UPDATE fleet_outbox SET in_flight_until = NULL, status = CASE status WHEN 'pending' THEN 'delivered' ELSE status END,
-           delivered_at = $2, last_error = NULL WHERE id = $1`,
-        [id, now],
+           delivered_at = $2, last_error = NULL WHERE id = $1 AND (leased_by = $3 OR leased_by IS NULL)`,
+        [id, now, this.host],
       ),
     );
   }
 
   failed(id: number, error: string, nextAt: number): Promise<void> {
     return this.save(() =>
-      this.db.query(`UPDATE fleet_outbox SET in_flight_until = NULL, attempts = attempts + 1, last_error = $2, next_at = $3 WHERE id = $1`, [id, error, nextAt]),
+      this.db.query(`UPDATE fleet_outbox SET in_flight_until = NULL, attempts = attempts + 1, last_error = $2, next_at = $3 WHERE id = $1 AND (leased_by = $4 OR leased_by IS NULL)`, [id, error, nextAt, this.host]),
     );
   }
 
@@ -132,11 +142,17 @@ export class PgOutbox implements DeliveryStore {
     }
   }
 
-  private async flushUnsaved(): Promise<void> {
-    while (this.unsaved.length) {
-      await this.unsaved[0]!();
-      this.unsaved.shift();
-    }
+  private flushing: Promise<void> | null = null;
+
+  /** One writer at a time: ticks overlap while sends run. */
+  private flushUnsaved(): Promise<void> {
+    this.flushing ??= (async () => {
+      while (this.unsaved.length) {
+        await this.unsaved[0]!();
+        this.unsaved.shift();
+      }
+    })().finally(() => (this.flushing = null));
+    return this.flushing;
   }
 }
 
@@ -150,11 +166,12 @@ export async function lastCopiedPage(db: FleetDb, source: string): Promise<numbe
 export async function copyPages(db: FleetDb, host: string, source: string, rows: OutboxRow[]): Promise<void> {
   if (!rows.length) return;
   await db.query(
-    `INSERT INTO fleet_outbox (key, job, notifier, page, status, round, next_at, created_at, closed_at, host, source, local_id)
-     SELECT r.key, r.job, r.notifier, r.page, r.status, r.round, r.next_at, r.created_at, r.closed_at, $1, $3, r.id
-     FROM jsonb_to_recordset($2::jsonb) AS r(key text, job text, notifier text, page jsonb, status text, round int, next_at bigint, created_at bigint, closed_at bigint, id bigint)
+    `INSERT INTO fleet_outbox (key, job, notifier, page, status, round, next_at, created_at, delivered_at, closed_at, host, source, local_id)
+     SELECT r.key, r.job, r.notifier, r.page, r.status, r.round, r.next_at, r.created_at, r.delivered_at, r.closed_at, $1, $3, r.id
+     FROM jsonb_to_recordset($2::jsonb) AS r(key text, job text, notifier text, page jsonb, status text, round int, next_at bigint, created_at bigint, delivered_at bigint, closed_at bigint, id bigint)
      ON CONFLICT DO NOTHING`,
-    [host, JSON.stringify(rows.map((r) => ({ ...r, status: r.status === 'delivered' ? 'pending' : r.status }))), source],
+    // A row delivered here went out before this board joined the fleet: it stays delivered (re-pages go on from the fleet).
+    [host, JSON.stringify(rows), source],
   );
 }
 

@@ -18,7 +18,7 @@ import { ConflictError, InputError } from '../util/errors.js';
 import { runOnHost } from './commands.js';
 import type { FleetDb } from './db.js';
 import { listHosts, type HostView } from './hosts.js';
-import { cancelUnclaimed, jobTransitions, listJobs, requireJob, submitJob, type FleetJob } from './jobs.js';
+import { cancelUnclaimed, claimedBy, jobTransitions, listJobs, requireJob, submitJob, type FleetJob } from './jobs.js';
 import { PgOutbox } from './outbox.js';
 import { readScreen } from './screens.js';
 
@@ -80,7 +80,8 @@ async function hostOf(db: FleetDb, name: string): Promise<HostView | undefined> 
 
 async function show(db: FleetDb, idOrName: string, ctx: FleetCallContext) {
   const job = await requireJob(db, idOrName);
-  const host = job.host ? await hostOf(db, job.host) : undefined;
+  const owner = await claimedBy(db, job.id);
+  const host = owner ? await hostOf(db, owner) : undefined;
   const [transitions, pages, stored] = await Promise.all([jobTransitions(db, job.id), new PgOutbox(db, '-').history(job.id), readScreen(db, job.id)]);
   // Where the live terminal is: the owning host's web view, when it is another host's.
   const elsewhere = host && host.name !== ctx.local?.name;
@@ -101,11 +102,13 @@ async function show(db: FleetDb, idOrName: string, ctx: FleetCallContext) {
 async function routed(db: FleetDb, cmd: string, args: Record<string, unknown>, now: number, ctx: FleetCallContext): Promise<unknown> {
   const job = await requireJob(db, String(args.job));
   const acked = cmd === 'ack' ? await new PgOutbox(db, '-').close(job.id, 'acked', now) : 0;
-  if (!job.host) return unclaimed(db, cmd, job, args, now, acked, ctx);
-  const host = await hostOf(db, job.host);
+  // Routed by who claimed it: a job only pinned to a host has not reached it yet.
+  const owner = await claimedBy(db, job.id);
+  if (!owner) return unclaimed(db, cmd, job, args, now, acked, ctx);
+  const host = await hostOf(db, owner);
   if (host?.state !== 'up') {
     if (cmd === 'ack') return { job: job.id, acknowledged: acked };
-    throw new ConflictError(`job ${job.name} is on host ${job.host}, which is ${host ? `lost (last seen ${host.last_seen})` : 'not known'}; nothing was sent`);
+    throw new ConflictError(`job ${job.name} is on host ${owner}, which is ${host ? `lost (last seen ${host.last_seen})` : 'not known'}; nothing was sent`);
   }
   const reply = await onHost(db, host.name, cmd, { ...args, job: job.id }, ctx);
   if (cmd === 'ack') return { ...(reply as object), acknowledged: Math.max(acked, (reply as { acknowledged: number }).acknowledged) };

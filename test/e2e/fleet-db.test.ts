@@ -12,6 +12,7 @@ import { FleetDb, parseBoardUrl } from '../../src/fleet/db.js';
 import { queuePage } from '../../src/fleet/hosts.js';
 import { claimJobs, failBlockedDependents, pushFromHost, submitJob } from '../../src/fleet/jobs.js';
 import { PgOutbox } from '../../src/fleet/outbox.js';
+import { callFleet } from '../../src/fleet/route.js';
 import { FLEET_SCHEMA_VERSION } from '../../src/fleet/schema.js';
 import type { Page } from '../../src/notify/page.js';
 import { fleetCluster } from '../helpers/fleet.js';
@@ -121,6 +122,17 @@ describe('the fleet board in PostgreSQL', () => {
       await b.delivered(row!.id, T + 60_002);
       expect(await a.due(T + 200_000, 10, ['hook'])).toEqual([]);
       expect((await a.history('j-x')).map((r) => r.status)).toEqual(['delivered']);
+    }));
+
+  it('shows and cancels a job pinned to a host that has not claimed it, from the database', () =>
+    withDb(async (db) => {
+      await submitJob(db, spec('waits', { env: { API_TOKEN: 'hunter2hunter2' } }), T, 'ghost');
+      const shown = (await callFleet(db, 'show', { job: 'waits' })) as { job: { host: string; state: string; env: Record<string, string> }; remote: boolean; screen: string | null };
+      expect([shown.job.host, shown.job.state, shown.remote, shown.screen, shown.job.env.API_TOKEN]).toEqual(['ghost', 'queued', false, null, '***']);
+      expect(await callFleet(db, 'cancel', { job: 'waits', who: 'alice' })).toEqual({ job: expect.any(String), cancelled: true, by: 'human:alice' });
+      const [{ state, code }] = await db.query<{ state: string; code: string }>(`SELECT state, record->'reason'->>'code' AS code FROM fleet_jobs WHERE name = 'waits'`);
+      expect(`${state}/${code}`).toBe('done/cancelled');
+      await expect(callFleet(db, 'answer', { job: 'waits', text: 'y' })).rejects.toThrow('job waits is done on the fleet board and no host has it yet; nothing to answer');
     }));
 
   it('expires a command no host took in time, and a host never runs an expired one', () =>
