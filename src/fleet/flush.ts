@@ -75,8 +75,14 @@ export class BoardFlush {
     if (!all && !touched.length) return [];
     const want = new Set(touched);
     const { board } = this.host;
-    const list = all ? board.list().filter((r) => !settled(r, now)) : [...want].flatMap((id) => board.get(id) ?? []);
-    if (all) this.recordsAt = now;
+    let list = [...want].flatMap((id) => board.get(id) ?? []);
+    if (all) {
+      const everything = board.list();
+      // A settled job is not compared again: its copy is forgotten too, so the map stays the size of the live board.
+      for (const r of everything) if (settled(r, now) && !want.has(r.id)) this.pushed.delete(r.id);
+      list = everything.filter((r) => want.has(r.id) || !settled(r, now));
+      this.recordsAt = now;
+    }
     return list.filter((r) => want.has(r.id) || this.pushed.get(r.id) !== JSON.stringify(r));
   }
 }

@@ -176,14 +176,14 @@ export class FleetLink {
     if (this.upSince !== null && this.last.heartbeat > 0 && Date.now() - this.last.heartbeat > 3 * FLEET_TIMING.heartbeatMs) this.upSince = Date.now();
     this.started = true;
     this.last.heartbeat = now;
-    for (const j of await failBlockedDependents(this.db, now, this.host.pager.notifierNames)) this.host.log.info({ job: j.id, name: j.name }, 'fleet job can never run: its --after job failed');
+    for (const j of await failBlockedDependents(this.db, now, this.host.pager.notifiersFor('dependency-failed'))) this.host.log.info({ job: j.id, name: j.name }, 'fleet job can never run: its --after job failed');
   }
 
   private async sweep(now: number): Promise<void> {
     this.last.sweep = now;
     // Only a host that has itself been up for the whole window may judge others silent: after an outage every host is.
     if (this.upSince === null || now - this.upSince < LOST_AFTER_S * 1_000) return;
-    for (const l of await sweepLost(this.db, this.name, now, this.host.pager.notifierNames)) {
+    for (const l of await sweepLost(this.db, this.name, now, this.host.pager.notifiersFor('lost'))) {
       this.host.log.warn({ lost: l.name, last_seen: l.last_seen, ended: l.ended.map((j) => j.name) }, 'host lost');
     }
   }

@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { Notifier, NotifyConfig } from './config.js';
 import { deliver, DeliveryError, type DeliverContext } from './deliver.js';
 import { Outbox, type DeliveryStore, type OutboxRow } from './outbox.js';
-import { redact, redactPage, type Page } from './page.js';
+import { redact, redactPage, type Page, type PageKind } from './page.js';
 import { releaseTime } from './quiet-hours.js';
 import type { PageLinker } from '../web/page-links.js';
 
@@ -100,9 +100,9 @@ export class Pager {
     this.notifiers = new Map(config.notifiers.map((n) => [n.name, n]));
   }
 
-  /** The notifiers pages go to, by name. */
-  get notifierNames(): string[] {
-    return [...this.notifiers.keys()];
+  /** The notifiers a page of `kind` goes to, by name: none when `pages: send` leaves the kind out. */
+  notifiersFor(kind: PageKind): string[] {
+    return this.config.pageKinds.includes(kind) ? [...this.notifiers.keys()] : [];
   }
 
   /**
