@@ -76,15 +76,8 @@ export async function listJobs(db: FleetDb): Promise<FleetJob[]> {
   return (await db.query<JobDbRow>('SELECT record, host, pinned FROM fleet_jobs ORDER BY seq')).map(asJob);
 }
 
-export async function findJob(db: Pick<FleetDb, 'query'>, idOrName: string): Promise<FleetJob | undefined> {
-  const rows = await db.query<JobDbRow>('SELECT record, host, pinned FROM fleet_jobs WHERE id = $1 OR name = $1', [idOrName]);
-  return rows[0] && asJob(rows[0]);
-}
-
 export async function requireJob(db: Pick<FleetDb, 'query'>, idOrName: string): Promise<FleetJob> {
-  const j = await findJob(db, idOrName);
-  if (!j) throw new NotFoundError(`no job "${idOrName}" on the fleet board; nightshift board lists them`);
-  return j;
+  return (await requireClaim(db, idOrName)).job;
 }
 
 /** A job's moves as every host reported them, in time order (a flush after an outage lands late, not out of order). */
@@ -134,10 +127,11 @@ export async function claimedQueued(db: FleetDb, host: string): Promise<JobRecor
   return (await db.query<{ record: JobRecord }>(`SELECT record FROM fleet_jobs WHERE host = $1 AND state = 'queued'`, [host])).map((r) => r.record);
 }
 
-/** The host that claimed a job (not the one it is pinned to): where its commands go. */
-export async function claimedBy(db: Pick<FleetDb, 'query'>, id: string): Promise<string | null> {
-  const rows = await db.query<{ host: string | null }>('SELECT host FROM fleet_jobs WHERE id = $1', [id]);
-  return rows[0]?.host ?? null;
+/** A job and the host that claimed it (not the one it is pinned to: commands go where it runs), in one read. */
+export async function requireClaim(db: Pick<FleetDb, 'query'>, idOrName: string): Promise<{ job: FleetJob; owner: string | null }> {
+  const rows = await db.query<JobDbRow>('SELECT record, host, pinned FROM fleet_jobs WHERE id = $1 OR name = $1', [idOrName]);
+  if (!rows[0]) throw new NotFoundError(`no job "${idOrName}" on the fleet board; nightshift board lists them`);
+  return { job: asJob(rows[0]), owner: rows[0].host };
 }
 
 /** A claimed job this host could not take in (a name clash on its own board): back to the queue. */

@@ -119,20 +119,6 @@ export class PgOutbox implements DeliveryStore {
     await this.db.query(`UPDATE fleet_outbox SET status = 'dropped', last_error = $2, closed_at = $3 WHERE id = $1`, [id, reason, now]);
   }
 
-  /** Every row of `job` on the fleet, oldest first (show's pages). */
-  async history(job: string): Promise<OutboxRow[]> {
-    return (await this.db.query<PgRow>(`SELECT ${COLUMNS} FROM fleet_outbox WHERE job = $1 ORDER BY id`, [job])).map(fromPg);
-  }
-
-  /** Closes the open rows of `job` (ack from anywhere); returns the episodes closed. */
-  async close(job: string, status: 'acked' | 'resolved', now: number): Promise<number> {
-    const rows = await this.db.query<{ key: string }>(
-      `UPDATE fleet_outbox SET status = $2, closed_at = $3 WHERE job = $1 AND status IN ('pending', 'delivered') RETURNING key`,
-      [job, status, now],
-    );
-    return new Set(rows.map((r) => r.key)).size;
-  }
-
   private async save(write: () => Promise<unknown>): Promise<void> {
     try {
       await write();
@@ -154,6 +140,20 @@ export class PgOutbox implements DeliveryStore {
     })().finally(() => (this.flushing = null));
     return this.flushing;
   }
+}
+
+/** Every row of `job` on the fleet, oldest first (show's pages). */
+export async function pageHistory(db: FleetDb, job: string): Promise<OutboxRow[]> {
+  return (await db.query<PgRow>(`SELECT ${COLUMNS} FROM fleet_outbox WHERE job = $1 ORDER BY id`, [job])).map(fromPg);
+}
+
+/** Closes the open rows of `job` (ack from anywhere); returns the episodes closed. */
+export async function closePages(db: FleetDb, job: string, status: 'acked' | 'resolved', now: number): Promise<number> {
+  const rows = await db.query<{ key: string }>(
+    `UPDATE fleet_outbox SET status = $2, closed_at = $3 WHERE job = $1 AND status IN ('pending', 'delivered') RETURNING key`,
+    [job, status, now],
+  );
+  return new Set(rows.map((r) => r.key)).size;
 }
 
 /** The newest local outbox id this host copied, so a link resumes after a restart or an outage. */

@@ -18,8 +18,8 @@ import { ConflictError, InputError } from '../util/errors.js';
 import { runOnHost } from './commands.js';
 import type { FleetDb } from './db.js';
 import { listHosts, type HostView } from './hosts.js';
-import { cancelUnclaimed, claimedBy, jobTransitions, listJobs, requireJob, submitJob, type FleetJob } from './jobs.js';
-import { PgOutbox } from './outbox.js';
+import { cancelUnclaimed, jobTransitions, listJobs, requireClaim, requireJob, submitJob, type FleetJob } from './jobs.js';
+import { closePages, pageHistory } from './outbox.js';
 import { readScreen } from './screens.js';
 
 /** Commands that act on one job through its owning host. */
@@ -79,10 +79,9 @@ async function hostOf(db: FleetDb, name: string): Promise<HostView | undefined> 
 }
 
 async function show(db: FleetDb, idOrName: string, ctx: FleetCallContext) {
-  const job = await requireJob(db, idOrName);
-  const owner = await claimedBy(db, job.id);
+  const { job, owner } = await requireClaim(db, idOrName);
   const host = owner ? await hostOf(db, owner) : undefined;
-  const [transitions, pages, stored] = await Promise.all([jobTransitions(db, job.id), new PgOutbox(db, '-').history(job.id), readScreen(db, job.id)]);
+  const [transitions, pages, stored] = await Promise.all([jobTransitions(db, job.id), pageHistory(db, job.id), readScreen(db, job.id)]);
   // Where the live terminal is: the owning host's web view, when it is another host's.
   const elsewhere = host && host.name !== ctx.local?.name;
   const live_url = elsewhere && host.web_url ? `${host.web_url}/jobs/${encodeURIComponent(job.name)}` : null;
@@ -100,10 +99,9 @@ async function show(db: FleetDb, idOrName: string, ctx: FleetCallContext) {
 }
 
 async function routed(db: FleetDb, cmd: string, args: Record<string, unknown>, now: number, ctx: FleetCallContext): Promise<unknown> {
-  const job = await requireJob(db, String(args.job));
-  const acked = cmd === 'ack' ? await new PgOutbox(db, '-').close(job.id, 'acked', now) : 0;
   // Routed by who claimed it: a job only pinned to a host has not reached it yet.
-  const owner = await claimedBy(db, job.id);
+  const { job, owner } = await requireClaim(db, String(args.job));
+  const acked = cmd === 'ack' ? await closePages(db, job.id, 'acked', now) : 0;
   if (!owner) return unclaimed(db, cmd, job, args, now, acked, ctx);
   const host = await hostOf(db, owner);
   if (host?.state !== 'up') {

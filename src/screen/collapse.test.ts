@@ -59,32 +59,33 @@ describe('collapseScrolled', () => {
   });
 });
 
+/** Two screens given `prefix`, then `data`: one in a single write, one in 4 KB writes. */
+async function wholeAndInPieces(prefix: string, data: string): Promise<{ whole: Screen; pieces: Screen }> {
+  const whole = new Screen(COLS, ROWS);
+  await whole.write(prefix);
+  await whole.write(data);
+  const pieces = new Screen(COLS, ROWS);
+  await pieces.write(prefix);
+  for (let i = 0; i < data.length; i += 4096) await pieces.write(data.slice(i, i + 4096));
+  return { whole, pieces };
+}
+
 describe('Screen: a flood written in one piece', () => {
   it('with a scroll region set, parses everything: the same rows as the same bytes in small pieces', async () => {
     const data = flood(7, 3 * KEEP) + ' '.repeat(200 * 1024) + 'end';
-    const screen = new Screen(COLS, ROWS);
-    await screen.write('\x1b[3;8r');
-    await screen.write(data);
-    const chunked = new Screen(COLS, ROWS);
-    await chunked.write('\x1b[3;8r');
-    for (let i = 0; i < data.length; i += 4096) await chunked.write(data.slice(i, i + 4096));
-    expect(screen.snapshot().rows).toEqual(chunked.snapshot().rows);
-    expect(screen.snapshot().rows.join('')).not.toBe('');
-    screen.dispose();
-    chunked.dispose();
+    const { whole, pieces } = await wholeAndInPieces('\x1b[3;8r', data);
+    expect(whole.snapshot().rows).toEqual(pieces.snapshot().rows);
+    expect(whole.snapshot().rows.join('')).not.toBe('');
+    whole.dispose();
+    pieces.dispose();
   });
 
   it('a big plain flood: same rows and cursor as the same bytes in small pieces', async () => {
     const data = flood(11, 4000) + '\r\n' + 'x'.repeat(140 * 1024);
-    const big = new Screen(COLS, ROWS);
-    await big.write('start ');
-    await big.write(data);
-    const small = new Screen(COLS, ROWS);
-    await small.write('start ');
-    for (let i = 0; i < data.length; i += 4096) await small.write(data.slice(i, i + 4096));
-    expect(big.snapshot().rows).toEqual(small.snapshot().rows);
-    expect(big.snapshot().cursor).toEqual(small.snapshot().cursor);
-    big.dispose();
-    small.dispose();
+    const { whole, pieces } = await wholeAndInPieces('start ', data);
+    expect(whole.snapshot().rows).toEqual(pieces.snapshot().rows);
+    expect(whole.snapshot().cursor).toEqual(pieces.snapshot().cursor);
+    whole.dispose();
+    pieces.dispose();
   });
 });

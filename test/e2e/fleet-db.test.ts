@@ -11,7 +11,7 @@ import { runOnHost, takeCommands } from '../../src/fleet/commands.js';
 import { FleetDb, parseBoardUrl } from '../../src/fleet/db.js';
 import { queuePage } from '../../src/fleet/hosts.js';
 import { claimJobs, failBlockedDependents, pushFromHost, submitJob } from '../../src/fleet/jobs.js';
-import { PgOutbox } from '../../src/fleet/outbox.js';
+import { pageHistory, PgOutbox } from '../../src/fleet/outbox.js';
 import { callFleet } from '../../src/fleet/route.js';
 import { FLEET_SCHEMA_VERSION } from '../../src/fleet/schema.js';
 import type { Page } from '../../src/notify/page.js';
@@ -121,7 +121,7 @@ describe('the fleet board in PostgreSQL', () => {
       expect(await b.claim(row!.id, T + 60_001, T + 120_000)).toBe(true);
       await b.delivered(row!.id, T + 60_002);
       expect(await a.due(T + 200_000, 10, ['hook'])).toEqual([]);
-      expect((await a.history('j-x')).map((r) => r.status)).toEqual(['delivered']);
+      expect((await pageHistory(db, 'j-x')).map((r) => r.status)).toEqual(['delivered']);
     }));
 
   it('shows and cancels a job pinned to a host that has not claimed it, from the database', () =>
