@@ -2,6 +2,7 @@ import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { keepLastWords } from './last-words.js';
 import { InputError } from '../util/errors.js';
 import { keySequence } from './keys.js';
 import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
@@ -74,6 +75,7 @@ export class PtyHost implements PtyPort {
       // utf8 decoding goes through a StringDecoder: invalid bytes become U+FFFD.
       encoding: 'utf8',
     });
+    keepLastWords(pty);
     return new PtyHost(pty, o.command);
   }
 

@@ -6,6 +6,7 @@
 import { constants as osConstants } from 'node:os';
 import { statSync } from 'node:fs';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { keepLastWords } from '../pty/last-words.js';
 import { resolveCommand } from '../pty/host.js';
 import { InputError } from '../util/errors.js';
 import type { JobExit, JobInfo, NoteArgs, RecordingProblem, SpawnArgs } from './protocol.js';
@@ -67,6 +68,7 @@ export class HostJob {
     const recording = a.recording ? recordingThread().create(a.recording, header, startMs, a.recordingCap ?? Infinity, { problem, behind }) : undefined;
     try {
       const pty = ptySpawn(a.command, a.args, { name: a.env.TERM ?? 'xterm-256color', cols: a.cols, rows: a.rows, cwd: a.cwd, env: a.env, encoding: null });
+      keepLastWords(pty);
       job = new HostJob(a.id, a.command, pty, ringBytes, recording, onEnd, a.clientCloses === true);
       job.recordingProblem = early;
       return job;

@@ -1,0 +1,63 @@
+/**
+ * node-pty (1.1.0, unixTerminal.js) reports a child's exit only once its
+ * socket closes, but gives up waiting after DESTROY_SOCKET_TIMEOUT_MS (200 ms,
+ * for a macOS quirk) and destroys the socket. Whatever the child printed last
+ * and nobody had read yet is thrown away with it: every byte, when the reader
+ * was paused (a slow client, a recording behind: backpressure), and the tail,
+ * when the process was not scheduled for 200 ms (a loaded machine). A job's
+ * last words ("got:n", a failing test's summary) are the ones a person reads.
+ *
+ * keepLastWords takes them before that destroy: what the stream holds, then
+ * the master fd read dry. It is non-blocking (node-pty sets O_NONBLOCK), so
+ * the reads end at EIO (the session leader's exit hung the terminal up and
+ * everything was read) or at worst EAGAIN; they never wait.
+ */
+import { readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import type { IPty } from 'node-pty';
+
+/** More than a pty's buffers hold: a bound, never a wait. */
+const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
+const CHUNK = 64 * 1024;
+
+interface PtyInternals {
+  _socket?: { destroy: (...a: unknown[]) => unknown; read: () => unknown; emit: (event: 'data', chunk: Buffer | string) => boolean; readableEncoding: BufferEncoding | null };
+  _fd?: number;
+}
+
+/** Call right after spawn, before any output can be lost. Throws if node-pty's internals moved (a new version): a loud start beats silent loss. */
+export function keepLastWords(pty: IPty): void {
+  const { _socket: socket, _fd: fd } = pty as unknown as PtyInternals;
+  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number') {
+    throw new Error('node-pty internals changed (_socket, _fd): the last output of an exiting job could be lost; check src/pty/last-words.ts against this node-pty version');
+  }
+  const destroy = socket.destroy;
+  socket.destroy = function (this: unknown, ...args: unknown[]) {
+    socket.destroy = destroy;
+    // Readable.read() emits 'data' for what it returns, which node-pty forwards to onData.
+    while (socket.read() !== null);
+    // A pty spawned with an encoding hands its listeners strings: so do the last words.
+    const enc = socket.readableEncoding;
+    const decoder = enc ? new StringDecoder(enc) : undefined;
+    drainFd(fd, (chunk) => socket.emit('data', decoder ? decoder.write(chunk) : chunk));
+    const rest = decoder?.end();
+    if (rest) socket.emit('data', rest);
+    return destroy.apply(this, args);
+  };
+}
+
+function drainFd(fd: number, emit: (chunk: Buffer) => void): void {
+  for (let total = 0; total < MAX_DRAIN_BYTES; ) {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, CHUNK, null);
+    } catch {
+      // EAGAIN: nothing more now; EIO: the terminal is closed and read to its end; EBADF: closed already.
+      return;
+    }
+    if (n <= 0) return;
+    total += n;
+    emit(buf.subarray(0, n));
+  }
+}
