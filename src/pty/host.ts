@@ -36,9 +36,8 @@ export class PtyHost implements PtyPort {
   private exitInfo: PtyExit | undefined;
   private disposed = false;
   /**
-   * Resolves once the child has exited and its output was delivered. node-pty
-   * waits for the pty to close, or 200 ms when a background grandchild keeps
-   * it open; that grandchild's later output is lost.
+   * Resolves once the child has exited and its output was delivered (all of
+   * it: node-pty's 200 ms give-up is drained first, see last-words.ts).
    */
   readonly exited: Promise<PtyExit>;
 
