@@ -104,6 +104,27 @@ export class PgCluster {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /**
+   * Every server process stopped (SIGSTOP): a database that hangs rather than
+   * refuses, as behind a dead NAT or a stalled disk. Connections stay open and
+   * queries go unanswered; what was sent runs when thaw() lets it.
+   */
+  async freeze(): Promise<number[]> {
+    const pids = await this.serverPids();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    return pids;
+  }
+
+  thaw(pids: readonly number[]): void {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // a backend whose client went away may have been reaped already
+      }
+    }
+  }
+
   /** The server's processes (the postmaster, from postmaster.pid, and its children), for CPU accounting. */
   async serverPids(): Promise<number[]> {
     const main = Number(readFileSync(join(this.data, 'postmaster.pid'), 'utf8').split('\n')[0]);

@@ -158,6 +158,45 @@ describe('a fleet on PostgreSQL', () => {
     await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
   }, 150_000);
 
+  it('keeps supervising through a 40 s hung database (every server process stopped), answers its own CLI at once, then flushes once; nobody is lost', async (ctx) => {
+    const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
+    const a = await fleet.host('a');
+    const b = await fleet.host('b');
+    await fleet.submit('finisher', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done'], ['--host', 'a']);
+    await fleet.submit('asker', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done; read -p "Overwrite the config? (y/n) " x; echo "got $x"'], ['--host', 'b']);
+    await fleet.waitAll((js) => js.filter((j) => j.state === 'running').length === 2, 30_000, 'both running');
+    const frozen = await cluster().freeze();
+    const down = Date.now();
+    try {
+      await a.waitState('finisher', 'done', 'exit', 20_000);
+      await b.waitState('asker', 'blocked', undefined, 20_000);
+      // The daemon does not wait on a database that does not answer (its queries time out after 15 s).
+      const asked = Date.now();
+      expect((await a.show('finisher')).job.state).toBe('done');
+      expect(Date.now() - asked).toBeLessThan(5_000);
+      expect(fleet.pagesGot()).toEqual([]);
+      await new Promise((res) => setTimeout(res, Math.max(0, 40_000 - (Date.now() - down))));
+    } finally {
+      cluster().thaw(frozen);
+    }
+    const jobs = await fleet.waitAll((js) => js.find((j) => j.name === 'finisher')?.state === 'done' && js.find((j) => j.name === 'asker')?.state === 'blocked', 60_000, 'the journal flushed');
+    const finisher = jobs.find((j) => j.name === 'finisher')!;
+    const moves = await fleet.sql<{ state: string; code: string }>(`SELECT state, reason->>'code' AS code FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [finisher.id]);
+    expect(moves.map((m) => `${m.state}/${m.code}`)).toEqual(['queued/submitted', 'queued/submitted', 'running/started', 'done/exit']);
+    await fleet.pages!.waitHits('/hook', 1, 30_000);
+    await new Promise((res) => setTimeout(res, 4_000));
+    const keys = fleet.pagesGot().map((p) => p.key);
+    expect(keys.filter((k) => k.startsWith(jobs.find((j) => j.name === 'asker')!.id)).length).toBe(1);
+    expect(duplicates(keys)).toEqual([]);
+    // 40 s without a heartbeat in the database, but the hosts were not silent: the database was.
+    const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string }> };
+    expect(hosts.hosts.map((h) => `${h.name}:${h.state}`)).toEqual(['a:up', 'b:up']);
+    expect(fleet.pagesGot().filter((p) => p.kind === 'lost')).toEqual([]);
+    const answered = await fleet.ns('answer', ['asker', 'n']);
+    expect(answered.code, answered.stderr).toBe(0);
+    await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
+  }, 180_000);
+
   it('starts with the database down, runs a job submitted to its own socket, and puts it on the board once the database is up', async (ctx) => {
     const fleet = await Fleet.create(scope(ctx), cluster());
     await cluster().stopServer();
