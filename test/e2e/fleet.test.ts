@@ -5,7 +5,7 @@
  * host is reported lost, and a database outage loses nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { sr, testScopes, waitUntil } from '../helpers/daemon.js';
+import { sr, testScopes, waitUntil, type DaemonProc } from '../helpers/daemon.js';
 import { Fleet, fleetCluster } from '../helpers/fleet.js';
 
 const scope = testScopes();
@@ -119,82 +119,30 @@ describe('a fleet on PostgreSQL', () => {
 
   it('keeps supervising through a 30 s database outage, then flushes every move and page once, in order', async (ctx) => {
     const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
-    const a = await fleet.host('a');
-    const b = await fleet.host('b');
-    await fleet.submit('finisher', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done'], ['--host', 'a']);
-    await fleet.submit('asker', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done; read -p "Overwrite the config? (y/n) " x; echo "got $x"'], ['--host', 'b']);
-    await fleet.waitAll((js) => js.filter((j) => j.state === 'running').length === 2, 30_000, 'both running');
-    await cluster().stopServer();
-    const down = Date.now();
-    try {
-      // The hosts go on: the finisher ends and the asker blocks (and pages, into the local journal).
-      await a.waitState('finisher', 'done', 'exit', 20_000);
-      await b.waitState('asker', 'blocked', undefined, 20_000);
-      const r = await fleet.ns('board');
-      expect(r.code).toBe(2);
-      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^nightshift: cannot reach the fleet board at postgres:\/\/nightshift@127\.0\.0\.1:\d+\/\w+: ECONNREFUSED$/)]);
-      expect(fleet.pagesGot()).toEqual([]);
-      await new Promise((res) => setTimeout(res, Math.max(0, 30_000 - (Date.now() - down))));
-    } finally {
-      await cluster().startServer();
-    }
-    const jobs = await fleet.waitAll((js) => js.find((j) => j.name === 'finisher')?.state === 'done' && js.find((j) => j.name === 'asker')?.state === 'blocked', 30_000, 'the journal flushed');
-    const finisher = jobs.find((j) => j.name === 'finisher')!;
-    const moves = await fleet.sql<{ state: string; code: string }>(`SELECT state, reason->>'code' AS code FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [finisher.id]);
-    expect(moves.map((m) => `${m.state}/${m.code}`)).toEqual(['queued/submitted', 'queued/submitted', 'running/started', 'done/exit']);
-    // Every local move reached the fleet: the same count on both sides.
-    const local = (await a.show('finisher')).transitions.length;
-    expect(moves.length).toBe(local + 1);
-    await fleet.pages!.waitHits('/hook', 1, 20_000);
-    await new Promise((res) => setTimeout(res, 4_000));
-    const keys = fleet.pagesGot().map((p) => p.key);
-    expect(keys.filter((k) => k.startsWith(jobs.find((j) => j.name === 'asker')!.id)).length).toBe(1);
-    expect(duplicates(keys)).toEqual([]);
-    // Nobody was declared lost for the outage.
-    const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string }> };
-    expect(hosts.hosts.map((h) => `${h.name}:${h.state}`)).toEqual(['a:up', 'b:up']);
-    const answered = await fleet.ns('answer', ['asker', 'n']);
-    expect(answered.code, answered.stderr).toBe(0);
-    await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
+    await outageDrill(fleet, 30_000, {
+      away: () => cluster().stopServer(),
+      back: () => cluster().startServer(),
+      during: async () => {
+        const r = await fleet.ns('board');
+        expect(r.code).toBe(2);
+        expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^nightshift: cannot reach the fleet board at postgres:\/\/nightshift@127\.0\.0\.1:\d+\/\w+: ECONNREFUSED$/)]);
+      },
+    });
   }, 150_000);
 
   it('keeps supervising through a 40 s hung database (every server process stopped), answers its own CLI at once, then flushes once; nobody is lost', async (ctx) => {
     const fleet = await Fleet.create(scope(ctx), cluster(), { pages: true });
-    const a = await fleet.host('a');
-    const b = await fleet.host('b');
-    await fleet.submit('finisher', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done'], ['--host', 'a']);
-    await fleet.submit('asker', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done; read -p "Overwrite the config? (y/n) " x; echo "got $x"'], ['--host', 'b']);
-    await fleet.waitAll((js) => js.filter((j) => j.state === 'running').length === 2, 30_000, 'both running');
-    const frozen = await cluster().freeze();
-    const down = Date.now();
-    try {
-      await a.waitState('finisher', 'done', 'exit', 20_000);
-      await b.waitState('asker', 'blocked', undefined, 20_000);
-      // The daemon does not wait on a database that does not answer (its queries time out after 15 s).
-      const asked = Date.now();
-      expect((await a.show('finisher')).job.state).toBe('done');
-      expect(Date.now() - asked).toBeLessThan(5_000);
-      expect(fleet.pagesGot()).toEqual([]);
-      await new Promise((res) => setTimeout(res, Math.max(0, 40_000 - (Date.now() - down))));
-    } finally {
-      cluster().thaw(frozen);
-    }
-    const jobs = await fleet.waitAll((js) => js.find((j) => j.name === 'finisher')?.state === 'done' && js.find((j) => j.name === 'asker')?.state === 'blocked', 60_000, 'the journal flushed');
-    const finisher = jobs.find((j) => j.name === 'finisher')!;
-    const moves = await fleet.sql<{ state: string; code: string }>(`SELECT state, reason->>'code' AS code FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [finisher.id]);
-    expect(moves.map((m) => `${m.state}/${m.code}`)).toEqual(['queued/submitted', 'queued/submitted', 'running/started', 'done/exit']);
-    await fleet.pages!.waitHits('/hook', 1, 30_000);
-    await new Promise((res) => setTimeout(res, 4_000));
-    const keys = fleet.pagesGot().map((p) => p.key);
-    expect(keys.filter((k) => k.startsWith(jobs.find((j) => j.name === 'asker')!.id)).length).toBe(1);
-    expect(duplicates(keys)).toEqual([]);
-    // 40 s without a heartbeat in the database, but the hosts were not silent: the database was.
-    const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string }> };
-    expect(hosts.hosts.map((h) => `${h.name}:${h.state}`)).toEqual(['a:up', 'b:up']);
-    expect(fleet.pagesGot().filter((p) => p.kind === 'lost')).toEqual([]);
-    const answered = await fleet.ns('answer', ['asker', 'n']);
-    expect(answered.code, answered.stderr).toBe(0);
-    await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
+    let frozen: number[] = [];
+    await outageDrill(fleet, 40_000, {
+      away: async () => void (frozen = await cluster().freeze()),
+      back: async () => cluster().thaw(frozen),
+      during: async (a) => {
+        // The daemon does not wait on a database that does not answer (its queries time out after 15 s).
+        const asked = Date.now();
+        expect((await a.show('finisher')).job.state).toBe('done');
+        expect(Date.now() - asked).toBeLessThan(5_000);
+      },
+    });
   }, 180_000);
 
   it('starts with the database down, runs a job submitted to its own socket, and puts it on the board once the database is up', async (ctx) => {
@@ -245,3 +193,48 @@ describe('a fleet on PostgreSQL', () => {
     expect(fleet.pagesGot().filter((p) => p.kind === 'lost').map((p) => p.name)).toEqual(['c']);
   }, 180_000);
 });
+
+/**
+ * Two hosts, a job on each; the database goes away for `ms` (`away`, then
+ * `back`) while one job ends and the other blocks. Every move and the page
+ * must reach the fleet once, in order, nobody may be lost for it, and the
+ * blocked job must take an answer from the fleet CLI afterwards.
+ */
+async function outageDrill(fleet: Fleet, ms: number, o: { away: () => Promise<void>; back: () => Promise<void>; during: (a: DaemonProc) => Promise<void> }): Promise<void> {
+  const a = await fleet.host('a');
+  const b = await fleet.host('b');
+  await fleet.submit('finisher', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done'], ['--host', 'a']);
+  await fleet.submit('asker', ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.5; done; read -p "Overwrite the config? (y/n) " x; echo "got $x"'], ['--host', 'b']);
+  await fleet.waitAll((js) => js.filter((j) => j.state === 'running').length === 2, 30_000, 'both running');
+  await o.away();
+  const down = Date.now();
+  try {
+    // The hosts go on: the finisher ends and the asker blocks (and pages, into the local journal).
+    await a.waitState('finisher', 'done', 'exit', 20_000);
+    await b.waitState('asker', 'blocked', undefined, 20_000);
+    await o.during(a);
+    expect(fleet.pagesGot()).toEqual([]);
+    await new Promise((res) => setTimeout(res, Math.max(0, ms - (Date.now() - down))));
+  } finally {
+    await o.back();
+  }
+  const jobs = await fleet.waitAll((js) => js.find((j) => j.name === 'finisher')?.state === 'done' && js.find((j) => j.name === 'asker')?.state === 'blocked', 60_000, 'the journal flushed');
+  const finisher = jobs.find((j) => j.name === 'finisher')!;
+  const moves = await fleet.sql<{ state: string; code: string }>(`SELECT state, reason->>'code' AS code FROM fleet_transitions WHERE job = $1 ORDER BY time, seq`, [finisher.id]);
+  expect(moves.map((m) => `${m.state}/${m.code}`)).toEqual(['queued/submitted', 'queued/submitted', 'running/started', 'done/exit']);
+  // Every local move reached the fleet: the same count on both sides.
+  const local = (await a.show('finisher')).transitions.length;
+  expect(moves.length).toBe(local + 1);
+  await fleet.pages!.waitHits('/hook', 1, 30_000);
+  await new Promise((res) => setTimeout(res, 4_000));
+  const keys = fleet.pagesGot().map((p) => p.key);
+  expect(keys.filter((k) => k.startsWith(jobs.find((j) => j.name === 'asker')!.id)).length).toBe(1);
+  expect(duplicates(keys)).toEqual([]);
+  // The hosts were not silent, the database was: nobody is declared lost for the outage.
+  const hosts = JSON.parse((await fleet.ns('hosts', ['--json'])).stdout) as { hosts: Array<{ name: string; state: string }> };
+  expect(hosts.hosts.map((h) => `${h.name}:${h.state}`)).toEqual(['a:up', 'b:up']);
+  expect(fleet.pagesGot().filter((p) => p.kind === 'lost')).toEqual([]);
+  const answered = await fleet.ns('answer', ['asker', 'n']);
+  expect(answered.code, answered.stderr).toBe(0);
+  await fleet.waitJob('asker', (j) => j.state === 'done', 20_000, 'done after the answer');
+}
