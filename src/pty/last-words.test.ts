@@ -33,6 +33,27 @@ describe('keepLastWords: the output a child printed right before it exited', () 
     expect(r.out).toBe('café ✓ done');
   });
 
+  it('reads nothing when the terminal is destroyed under a running child (a hang-up, not an exit)', async () => {
+    const pty: IPty = spawn('sh', ['-c', 'yes flood'], { cols: 80, rows: 24, encoding: null });
+    keepLastWords(pty);
+    let bytes = 0;
+    await new Promise<void>((resolve) => {
+      const sub = pty.onData((d) => {
+        bytes += (d as unknown as Buffer).length;
+        sub.dispose();
+        resolve();
+      });
+    });
+    pty.pause();
+    let after = 0;
+    pty.onData((d) => (after += (d as unknown as Buffer).length));
+    const exited = new Promise((resolve) => pty.onExit(resolve));
+    (pty as IPty & { destroy: () => void }).destroy();
+    await exited;
+    expect(bytes).toBeGreaterThan(0);
+    expect(after).toBe(0);
+  });
+
   it('refuses a node-pty whose internals moved, rather than lose output silently', () => {
     expect(() => keepLastWords({} as IPty)).toThrow(/node-pty internals changed.*last-words\.ts/);
   });

@@ -34,6 +34,8 @@ export function keepLastWords(pty: IPty): void {
   const destroy = socket.destroy;
   socket.destroy = function (this: unknown, ...args: unknown[]) {
     socket.destroy = destroy;
+    // A destroy while the child lives (dispose of a running job) is a hang-up, not an exit: nothing to keep.
+    if (!reaped(pty.pid)) return destroy.apply(this, args);
     // Readable.read() emits 'data' for what it returns, which node-pty forwards to onData.
     while (socket.read() !== null);
     // A pty spawned with an encoding hands its listeners strings: so do the last words.
@@ -44,6 +46,16 @@ export function keepLastWords(pty: IPty): void {
     if (rest) socket.emit('data', rest);
     return destroy.apply(this, args);
   };
+}
+
+/** node-pty's own thread reaps the child before it reports the exit: a pid that is gone means the exit was seen. */
+function reaped(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 function drainFd(fd: number, emit: (chunk: Buffer) => void): void {
