@@ -1,21 +1,28 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { spawn, type IPty } from 'node-pty';
 import { describe, expect, it } from 'vitest';
 import { keepLastWords } from './last-words.js';
 
-/** Spawns `sh -c script` paused (as backpressure pauses a job), resumes after 500 ms: past node-pty's 200 ms give-up. */
-function pausedRun(script: string, opts: { keep: boolean; encoding?: 'utf8' | null }): Promise<{ out: string; code: number }> {
+/**
+ * Spawns `sh -c script` paused (as backpressure pauses a job) and resumes after 500 ms, past node-pty's
+ * 200 ms give-up, or never (`resume: false`: a reader that stays behind until the exit, whatever the load).
+ */
+function pausedRun(script: string, opts: { keep: boolean; encoding?: 'utf8' | null; resume?: boolean }): Promise<{ out: string; code: number }> {
   const pty: IPty = spawn('sh', ['-c', script], { cols: 80, rows: 24, encoding: opts.encoding ?? null });
   if (opts.keep) keepLastWords(pty);
   let out = '';
   pty.onData((d) => (out += typeof d === 'string' ? d : (d as unknown as Buffer).toString('utf8')));
   pty.pause();
-  setTimeout(() => pty.resume(), 500);
+  if (opts.resume !== false) setTimeout(() => pty.resume(), 500);
   return new Promise((resolve) => pty.onExit((e) => resolve({ out, code: e.exitCode })));
 }
 
 describe('keepLastWords: the output a child printed right before it exited', () => {
   it('is lost by node-pty alone when the reader is paused at the exit (the quirk this works around)', async () => {
-    const r = await pausedRun('echo last-words; exit 3', { keep: false });
+    const r = await pausedRun('echo last-words; exit 3', { keep: false, resume: false });
     expect(r.code).toBe(3);
     expect(r.out).not.toContain('last-words');
   });
@@ -25,6 +32,31 @@ describe('keepLastWords: the output a child printed right before it exited', () 
     expect(r.code).toBe(2);
     const lines = r.out.split('\r\n').filter(Boolean);
     expect(lines).toHaveLength(30000);
+    expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
+  });
+
+  it('is kept when the terminal reports end-of-file before the child is reaped (a loaded machine)', async () => {
+    // Under load the master's read() can return 0 while the kernel still holds output, and the stream
+    // ends and destroys itself before node-pty reaps the child. The 0 cannot be forced here, so the test
+    // ends the stream the way libuv does (push(null)) while 3000 lines wait unread in the terminal.
+    const dir = mkdtempSync(join(tmpdir(), 'ns-lastwords-'));
+    const printed = join(dir, 'printed');
+    const pty: IPty = spawn('sh', ['-c', `read go; seq 1 3000; touch ${printed}; sleep 5`], { cols: 80, rows: 24, encoding: null });
+    keepLastWords(pty);
+    let out = '';
+    pty.onData((d) => (out += (d as unknown as Buffer).toString('utf8')));
+    pty.pause();
+    pty.write('go\r');
+    while (!existsSync(printed)) await new Promise((r) => setTimeout(r, 20));
+    const socket = (pty as unknown as { _socket: Readable })._socket;
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.push(null);
+    pty.resume();
+    await closed;
+    pty.kill();
+    rmSync(dir, { recursive: true, force: true });
+    const lines = out.split('\r\n').filter((l) => /^\d+$/.test(l));
+    expect(lines).toHaveLength(3000);
     expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
   });
 
