@@ -33,16 +33,30 @@ export function lastNonBlankRow(rows: readonly string[]): number {
   return -1;
 }
 
-/** FNV-1a over the rows: cheap, stable, good enough to notice a change. */
-export function fingerprintRows(rows: readonly string[]): string {
+/** FNV-1a of one row. */
+export function rowHash(row: string): number {
   let h = 0x811c9dc5;
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      h ^= row.charCodeAt(i);
+  for (let i = 0; i < row.length; i++) {
+    h ^= row.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * FNV-1a over the rows' own hashes, byte by byte: cheap, stable, good enough
+ * to notice a change. Hashing each row on its own lets a screen that redrew
+ * one row (a progress line, a spinner) hash only that row again: `hashes`
+ * are the rows' rowHash values when the caller kept them.
+ */
+export function fingerprintRows(rows: readonly string[], hashes?: readonly number[]): string {
+  let h = 0x811c9dc5;
+  for (let y = 0; y < rows.length; y++) {
+    const r = hashes?.[y] ?? rowHash(rows[y]!);
+    for (let shift = 0; shift < 32; shift += 8) {
+      h ^= (r >>> shift) & 0xff;
       h = Math.imul(h, 0x01000193);
     }
-    h ^= 0x0a;
-    h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, '0');
 }

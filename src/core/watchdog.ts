@@ -5,12 +5,13 @@
  * and calls tick() then, in real or virtual time.
  */
 import type { Clock } from './clock.js';
-import { matchPrompt, type PromptMatch } from './prompt-match.js';
+import type { PromptMatch } from './prompt-match.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
 import { PROBE_BLOCK, TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
 import { NO_RESPONDER, blockAction, promptAction } from './actions.js';
 import { Progress } from './progress.js';
-import { detectDialog, dialogKey, type DialogMatch } from './dialog-structure.js';
+import { dialogKey, type DialogMatch } from './dialog-structure.js';
+import { ScreenReadings } from './screen-reading.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
 import { AgentWait } from './agent-wait.js';
 import {
@@ -67,6 +68,8 @@ export class Watchdog {
   private readonly listeners: WatchdogListener[] = [];
   private readonly actionLog: Action[] = [];
   private screen: ScreenSnapshot | undefined;
+  /** Prompts and dialogs read off screens seen before: spinner frames come round again and again. */
+  private readonly readings = new ScreenReadings();
   private candidate: Candidate | undefined;
   /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
   private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
@@ -226,7 +229,7 @@ export class Watchdog {
     const resuming = this.episode?.resuming === true;
     // The screen rebuilt after a restart is what was there, not something new.
     const fresh = changed && this.progress.screenChanged(snap.fingerprint, now) && !resuming;
-    const m = matchPrompt(snap, this.rules.prompts);
+    const m = this.readings.prompt(snap, this.rules.prompts);
     const key = m ? `${m.rule.id}\n${m.text}` : undefined;
     if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
     if (resuming) this.resumeOn(m, snap);
@@ -247,7 +250,7 @@ export class Watchdog {
       e.key = this.candidate.key;
       this.candidate = { ...this.candidate, since: e.since };
     }
-    const d = e.code === 'unknown-dialog' && !m ? detectDialog(snap) : undefined;
+    const d = e.code === 'unknown-dialog' && !m ? this.readings.dialog(snap) : undefined;
     if (d) {
       e.key = dialogKey(d);
       this.dialog = { key: e.key, match: d, since: e.since };
@@ -280,7 +283,7 @@ export class Watchdog {
 
   /** Known rules win: a dialog is looked for only when no rule matches. It ends when its structure leaves the screen. */
   private onDialog(snap: ScreenSnapshot | undefined, now: number): void {
-    const d = snap ? detectDialog(snap) : undefined;
+    const d = snap ? this.readings.dialog(snap) : undefined;
     const key = d ? dialogKey(d) : undefined;
     if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
     if (this.sm.state === 'blocked' && this.sm.reason.code === 'unknown-dialog' && !this.blockedOn(this.dialog?.key ?? '')) this.promptCleared(now);
@@ -343,7 +346,7 @@ export class Watchdog {
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
   private inspectQuiet(now: number): void {
-    const question = this.screen ? matchPrompt(this.screen, this.rules.questions) : undefined;
+    const question = this.screen ? this.readings.prompt(this.screen, this.rules.questions) : undefined;
     const { tools, lastNewScreen, procBusy } = this.progress;
     const toolDuringQuiet = tools.inFlight > 0 || (tools.lastEventAt ?? -Infinity) >= lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.

@@ -3,7 +3,7 @@
 import xterm from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
-import { fingerprintRows, lastNonBlankRow, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import { fingerprintRows, lastNonBlankRow, rowHash, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
 import { collapseScrolled, linesToKeep } from './collapse.js';
 import { DirtyRows } from './dirty-rows.js';
@@ -31,6 +31,7 @@ export class Screen {
   private readonly dirty: DirtyRows;
   /** The rows the last snapshot read, and where they were read from (buffer, page, size). */
   private lastRows: readonly string[] = [];
+  private lastHashes: readonly number[] = [];
   private lastPlace = '';
 
   constructor(cols: number, rows: number) {
@@ -140,11 +141,14 @@ export class Screen {
     const place = `${buf.type}:${baseY}:${cols}x${height}`;
     const dirty = this.dirty.take();
     const same = place === this.lastPlace && dirty !== 'all';
+    const hashes = new Array<number>(height);
     for (let y = 0; y < height; y++) {
       const clean = same && (dirty === null || y < dirty[0] || y > dirty[1]);
       rows[y] = clean ? this.lastRows[y]! : trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+      hashes[y] = clean ? this.lastHashes[y]! : rowHash(rows[y]!);
     }
     this.lastRows = rows;
+    this.lastHashes = hashes;
     this.lastPlace = place;
     const generation = this.generation;
     const styles = new Map<number, string | null>();
@@ -161,7 +165,7 @@ export class Screen {
       // cursorX reaches `cols` while a wrap is pending after the last column.
       cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
       alternate: buf.type === 'alternate',
-      fingerprint: fingerprintRows(rows),
+      fingerprint: fingerprintRows(rows, hashes),
       styleOf,
     };
     return this.cached;

@@ -1,0 +1,92 @@
+import { describe, expect, it, vi } from 'vitest';
+import { snapshotOf } from '../../test/helpers/snapshot.js';
+import type { PromptRule } from './prompt-match.js';
+import { fingerprintRows, rowHash, type ScreenSnapshot } from './screen-snapshot.js';
+import { ScreenReadings } from './screen-reading.js';
+
+const yn = (): PromptRule =>
+  ({ id: 'yn', class: 'confirm', match: /\[y\/N\]\s*$/, cursor: 'same-line', lines: 1, answer: ['y'], decline: ['n'], programs: [], generic: true, source: { file: 'test', line: 1 } }) as PromptRule;
+
+/** A menu marked only by reverse video (dialog --menu without buttons): read with the rows' styles. */
+const MENU = 'Pick a target\n  staging\n  production\n  local';
+const styled = (selected: number | null): ScreenSnapshot => ({
+  ...snapshotOf(MENU, { cursor: { x: 0, y: 0 } }),
+  styleOf: (row) => (row === 0 || row > 3 ? null : row === selected ? 'inv/0:0/0:0' : '/0:0/0:0'),
+});
+
+describe('ScreenReadings: prompts and dialogs of screens seen before', () => {
+  it('reads a screen that comes round again once, and gives the same answer', () => {
+    const rules = [yn()];
+    const exec = vi.spyOn(rules[0]!.match, 'exec');
+    const r = new ScreenReadings();
+    const spinner = ['⠋', '⠙', '⠹'].map((f) => `${f} working\nContinue? [y/N] `);
+    for (let round = 0; round < 3; round++) for (const s of spinner) expect(r.prompt(snapshotOf(s), rules)?.rule.id).toBe('yn');
+    expect(exec).toHaveBeenCalledTimes(3);
+  });
+
+  it('reads again when the cursor moved: a prompt counts only with the cursor at it', () => {
+    const rules = [yn()];
+    const r = new ScreenReadings();
+    expect(r.prompt(snapshotOf('Continue? [y/N] '), rules)).toBeDefined();
+    expect(r.prompt(snapshotOf('Continue? [y/N] ', { cursor: 'below' }), rules)).toBeUndefined();
+  });
+
+  it('compares the rows whole: two screens with one fingerprint are read each on its own', () => {
+    const rules = [yn()];
+    const r = new ScreenReadings();
+    const a = { ...snapshotOf('Continue? [y/N] ', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };
+    const b = { ...snapshotOf('all done', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };
+    const cursorAny = [{ ...yn(), cursor: 'any' } as PromptRule];
+    expect(r.prompt(a, cursorAny)).toBeDefined();
+    expect(r.prompt(b, cursorAny)).toBeUndefined();
+    expect(r.prompt(a, cursorAny)).toBeDefined();
+  });
+
+  it('reads again under new rules (a reload), and keeps prompts and questions apart', () => {
+    const r = new ScreenReadings();
+    const snap = snapshotOf('Continue? [y/N] ');
+    expect(r.prompt(snap, [yn()])).toBeDefined();
+    expect(r.prompt(snap, [])).toBeUndefined();
+    const prompts = [yn()];
+    const questions: PromptRule[] = [];
+    expect(r.prompt(snap, prompts)).toBeDefined();
+    expect(r.prompt(snap, questions)).toBeUndefined();
+    expect(r.prompt(snap, prompts)).toBeDefined();
+  });
+
+  it('reads a highlight-only menu again every time: its styles are not in the rows', () => {
+    const r = new ScreenReadings();
+    expect(r.dialog(styled(2))?.kind).toBe('menu');
+    expect(r.dialog(styled(null))).toBeUndefined();
+    expect(r.dialog(styled(3))?.kind).toBe('menu');
+  });
+
+  it('keeps a dialog read from the rows alone', () => {
+    const r = new ScreenReadings();
+    const buttons = snapshotOf('Deploy?\n\n   <Yes>     <No>', { cursor: { x: 0, y: 0 } });
+    expect(r.dialog(buttons)?.kind).toBe('buttons');
+    expect(r.dialog({ ...buttons })?.kind).toBe('buttons');
+  });
+
+  it('forgets the least recently read screen past 256', () => {
+    const rules = [yn()];
+    const exec = vi.spyOn(rules[0]!.match, 'exec');
+    const r = new ScreenReadings();
+    const screen = (i: number) => snapshotOf(`step ${i}\nContinue? [y/N] `);
+    for (let i = 0; i <= 256; i++) r.prompt(screen(i), rules);
+    expect(exec).toHaveBeenCalledTimes(257);
+    r.prompt(screen(256), rules);
+    expect(exec).toHaveBeenCalledTimes(257);
+    r.prompt(screen(0), rules);
+    expect(exec).toHaveBeenCalledTimes(258);
+  });
+});
+
+describe('fingerprintRows', () => {
+  it('is the same from the rows or from their kept hashes, and changes with any row', () => {
+    const rows = ['a', 'spinner ⠋', '', 'end'];
+    expect(fingerprintRows(rows, rows.map(rowHash))).toBe(fingerprintRows(rows));
+    expect(fingerprintRows(['a', 'spinner ⠙', '', 'end'])).not.toBe(fingerprintRows(rows));
+    expect(fingerprintRows(['a', '', 'spinner ⠋', 'end'])).not.toBe(fingerprintRows(rows));
+  });
+});
