@@ -6,11 +6,12 @@ import { call, type CallOptions } from '../daemon/client.js';
 import { checkResult, type DaemonCommand } from '../daemon/command.js';
 import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../daemon/commands.js';
 import { defaultStateDir } from './common.js';
-import { FleetDb, parseBoardUrl } from '../fleet/db.js';
-import { callFleet } from '../fleet/route.js';
+import type { FleetDb } from '../fleet/db.js';
+import { parseBoardUrl } from '../fleet/names.js';
 
-/** Opens the fleet board for one call and closes it after. */
+/** Opens the fleet board for one call and closes it after. The PostgreSQL client is loaded only then: most calls go to a socket. */
 export async function withFleet<T>(url: string, fn: (db: FleetDb) => Promise<T>): Promise<T> {
+  const { FleetDb } = await import('../fleet/db.js');
   const db = FleetDb.open(url, { max: 2, application: 'nightshift-cli' });
   try {
     return await fn(db);
@@ -52,7 +53,9 @@ const TABLE: ReadonlyMap<string, DaemonCommand> = new Map(COMMAND_LIST.map((c) =
  */
 export async function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, args: CommandArgs<K>, o: CallOptions = {}): Promise<CommandResult<K>> {
   const board = boardUrlOf(f);
-  const reply = board ? await withFleet(board, (db) => callFleet(db, cmd, args as Record<string, unknown>)) : await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
+  const reply = board
+    ? await withFleet(board, async (db) => (await import('../fleet/route.js')).callFleet(db, cmd, args as Record<string, unknown>))
+    : await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
   return checkResult(TABLE.get(cmd)!, reply) as CommandResult<K>;
 }
 

@@ -10,7 +10,7 @@ import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
 import { hostname } from 'node:os';
-import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/db.js';
+import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/names.js';
 
 /** --board (or NIGHTSHIFT_BOARD, which a daemon takes even with --state) and --host. */
 function fleetOf(flags: DaemonFlags): { url: string; host: string } | null {

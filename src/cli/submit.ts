@@ -6,7 +6,7 @@ import type { Submitted } from '../daemon/commands/jobs.js';
 import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
-import { hostNameSchema } from '../fleet/db.js';
+import { hostNameSchema } from '../fleet/names.js';
 
 /** --host pins the job on a fleet board; one daemon has no other host to choose. */
 function pinnedHost(f: SubmitFlags): string {
