@@ -68,17 +68,33 @@ describe('ScreenReadings: prompts and dialogs of screens seen before', () => {
     expect(r.dialog({ ...buttons })?.kind).toBe('buttons');
   });
 
-  it('forgets the least recently read screen past 256', () => {
+  it('forgets the least recently read screen past 512 that differ in a row (a spinner)', () => {
     const rules = [yn()];
     const exec = vi.spyOn(rules[0]!.match, 'exec');
     const r = new ScreenReadings();
     const screen = (i: number) => snapshotOf(`step ${i}\nContinue? [y/N] `);
-    for (let i = 0; i <= 256; i++) r.prompt(screen(i), rules);
-    expect(exec).toHaveBeenCalledTimes(257);
-    r.prompt(screen(256), rules);
-    expect(exec).toHaveBeenCalledTimes(257);
+    for (let i = 0; i <= 512; i++) r.prompt(screen(i), rules);
+    expect(exec).toHaveBeenCalledTimes(513);
+    r.prompt(screen(512), rules);
+    r.prompt(screen(1), rules);
+    expect(exec).toHaveBeenCalledTimes(513);
     r.prompt(screen(0), rules);
-    expect(exec).toHaveBeenCalledTimes(258);
+    expect(exec).toHaveBeenCalledTimes(514);
+  });
+
+  it('keeps far fewer screens that share nothing (output scrolling on): its memory stays bounded', () => {
+    const rules = [yn()];
+    const exec = vi.spyOn(rules[0]!.match, 'exec');
+    const r = new ScreenReadings();
+    // 24 rows of 100 characters, all new each time: about 2,500 characters a screen.
+    const screen = (i: number) => snapshotOf(Array.from({ length: 24 }, (_, y) => `${i}:${y}:`.padEnd(100, 'x')).join('\n'));
+    for (let i = 0; i < 60; i++) r.prompt(screen(i), rules);
+    expect(exec).toHaveBeenCalledTimes(60);
+    r.prompt(screen(59), rules);
+    r.prompt(screen(30), rules);
+    expect(exec).toHaveBeenCalledTimes(60);
+    r.prompt(screen(0), rules);
+    expect(exec).toHaveBeenCalledTimes(61);
   });
 });
 

@@ -15,11 +15,23 @@ import { detectDialog, type DialogMatch } from './dialog-structure.js';
 import { matchPrompt, type PromptMatch, type PromptRule } from './prompt-match.js';
 import type { ScreenSnapshot } from './screen-snapshot.js';
 
-/** Enough for every frame of a few spinners and dialogs at once; each entry shares its rows with a snapshot. */
-const CAPACITY = 256;
+/**
+ * How much is remembered. Spinner frames differ from each other in a row or
+ * two, and a reading shares its rows with the snapshot before it: it costs
+ * what it does not share (COST_PER_READING plus the characters of its rows
+ * unlike the last reading's). Up to MAX_READINGS readings, within
+ * BUDGET_CHARS: a job whose screen scrolls on (where nothing comes round
+ * again) keeps about forty screens, a few hundred KB at most, while one
+ * cycling through an agent's spinner keeps hundreds. The drill of the
+ * quiet-gaps cast took 2.5 s with 256 readings and 6.5 s with 64.
+ */
+const MAX_READINGS = 512;
+const BUDGET_CHARS = 128_000;
+const COST_PER_READING = 64;
 
 interface Reading {
   readonly rows: readonly string[];
+  readonly cost: number;
   /** By rule list: the prompts while the screen moves, the questions once it is quiet. */
   readonly prompts: Map<readonly PromptRule[], PromptMatch | undefined>;
   dialog?: { readonly match: DialogMatch | undefined };
@@ -28,6 +40,7 @@ interface Reading {
 export class ScreenReadings {
   private readonly readings = new Map<string, Reading>();
   private last: { snap: ScreenSnapshot; reading: Reading } | undefined;
+  private cost = 0;
 
   /** The riskiest prompt rule matching the bottom of the screen (matchPrompt). */
   prompt(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch | undefined {
@@ -55,15 +68,27 @@ export class ScreenReadings {
   private reading(snap: ScreenSnapshot): Reading {
     if (this.last?.snap === snap) return this.last.reading;
     const key = `${snap.fingerprint}:${snap.cursor.x}:${snap.cursor.y}`;
-    let r = this.readings.get(key);
-    if (r && !sameRows(r.rows, snap.rows)) r = undefined;
-    if (r) this.readings.delete(key);
-    else r = { rows: snap.rows, prompts: new Map() };
+    const found = this.readings.get(key);
     // Re-inserted last: the Map's order is the least recently read first.
+    if (found) this.readings.delete(key);
+    const r = found && sameRows(found.rows, snap.rows) ? found : this.fresh(snap);
+    if (found && r !== found) this.cost -= found.cost;
     this.readings.set(key, r);
-    if (this.readings.size > CAPACITY) this.readings.delete(this.readings.keys().next().value!);
+    for (const [k, old] of this.readings) {
+      if (this.readings.size <= MAX_READINGS && this.cost <= BUDGET_CHARS) break;
+      this.readings.delete(k);
+      this.cost -= old.cost;
+    }
     this.last = { snap, reading: r };
     return r;
+  }
+
+  private fresh(snap: ScreenSnapshot): Reading {
+    const before = this.last?.reading.rows ?? [];
+    let cost = COST_PER_READING;
+    for (let y = 0; y < snap.rows.length; y++) if (snap.rows[y] !== before[y]) cost += snap.rows[y]!.length;
+    this.cost += cost;
+    return { rows: snap.rows, cost, prompts: new Map() };
   }
 }
 
