@@ -8,7 +8,9 @@
  * of before broke (the README's daemon section has the numbers).
  * NS_LOOP_BOUND_MS overrides the bound, NS_LOOP_DIRS the repository's size
  * (folders of 50 files), to measure other set-ups.
- * Needs a build first (npx tsc -p tsconfig.json).
+ * Needs a build first (npx tsc -p tsconfig.json). Runs alone, after the
+ * rest of the suite (vitest.config.ts, project `alone`): a neighbour's load
+ * is the machine's delay, not the daemon's.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
