@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -40,14 +40,19 @@ describe('keepLastWords: the output a child printed right before it exited', () 
     // ends and destroys itself before node-pty reaps the child. The 0 cannot be forced here, so the test
     // ends the stream the way libuv does (push(null)) while 3000 lines wait unread in the terminal.
     const dir = mkdtempSync(join(tmpdir(), 'ns-lastwords-'));
-    const printed = join(dir, 'printed');
-    const pty: IPty = spawn('sh', ['-c', `read go; seq 1 3000; touch ${printed}; sleep 5`], { cols: 80, rows: 24, encoding: null });
+    const [go, printed] = [join(dir, 'go'), join(dir, 'printed')];
+    // Gated by a file, not by typing: input typed before the shell is up is a race of its own.
+    const pty: IPty = spawn('sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.01; done; seq 1 3000; touch ${printed}; sleep 5`], { cols: 80, rows: 24, encoding: null });
     keepLastWords(pty);
     let out = '';
     pty.onData((d) => (out += (d as unknown as Buffer).toString('utf8')));
     pty.pause();
-    pty.write('go\r');
-    while (!existsSync(printed)) await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(go, '');
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(printed)) {
+      if (Date.now() > deadline) throw new Error(`seq did not finish printing in 10 s; the terminal held ${out.length} characters read`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const socket = (pty as unknown as { _socket: Readable })._socket;
     const closed = new Promise((r) => socket.once('close', r));
     socket.push(null);
