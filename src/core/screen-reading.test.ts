@@ -69,34 +69,33 @@ describe('ScreenReadings: prompts and dialogs of screens seen before', () => {
   });
 
   it('forgets the least recently read screen past 512 that differ in a row (a spinner)', () => {
-    const rules = [yn()];
-    const exec = vi.spyOn(rules[0]!.match, 'exec');
-    const r = new ScreenReadings();
-    const screen = (i: number) => snapshotOf(`step ${i}\nContinue? [y/N] `);
-    for (let i = 0; i <= 512; i++) r.prompt(screen(i), rules);
-    expect(exec).toHaveBeenCalledTimes(513);
-    r.prompt(screen(512), rules);
-    r.prompt(screen(1), rules);
-    expect(exec).toHaveBeenCalledTimes(513);
-    r.prompt(screen(0), rules);
-    expect(exec).toHaveBeenCalledTimes(514);
+    const read = counted((i) => snapshotOf(`step ${i}\nContinue? [y/N] `));
+    expect(read(...upTo(513))).toBe(513);
+    expect(read(512, 1)).toBe(513);
+    expect(read(0)).toBe(514);
   });
 
   it('keeps far fewer screens that share nothing (output scrolling on): its memory stays bounded', () => {
-    const rules = [yn()];
-    const exec = vi.spyOn(rules[0]!.match, 'exec');
-    const r = new ScreenReadings();
     // 24 rows of 100 characters, all new each time: about 2,500 characters a screen.
-    const screen = (i: number) => snapshotOf(Array.from({ length: 24 }, (_, y) => `${i}:${y}:`.padEnd(100, 'x')).join('\n'));
-    for (let i = 0; i < 60; i++) r.prompt(screen(i), rules);
-    expect(exec).toHaveBeenCalledTimes(60);
-    r.prompt(screen(59), rules);
-    r.prompt(screen(30), rules);
-    expect(exec).toHaveBeenCalledTimes(60);
-    r.prompt(screen(0), rules);
-    expect(exec).toHaveBeenCalledTimes(61);
+    const read = counted((i) => snapshotOf(Array.from({ length: 24 }, (_, y) => `${i}:${y}:`.padEnd(100, 'x')).join('\n')));
+    expect(read(...upTo(60))).toBe(60);
+    expect(read(59, 30)).toBe(60);
+    expect(read(0)).toBe(61);
   });
 });
+
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** Reads numbered screens through one ScreenReadings; answers how many times the prompt regex has run in all. */
+function counted(screen: (i: number) => ScreenSnapshot): (...screens: number[]) => number {
+  const rules = [yn()];
+  const exec = vi.spyOn(rules[0]!.match, 'exec');
+  const r = new ScreenReadings();
+  return (...screens) => {
+    for (const i of screens) r.prompt(screen(i), rules);
+    return exec.mock.calls.length;
+  };
+}
 
 describe('fingerprintRows', () => {
   it('is the same from the rows or from their kept hashes, and changes with any row', () => {
