@@ -5,6 +5,7 @@
  */
 import { ManualClock } from '../core/clock.js';
 import type { Transition } from '../core/task-state.js';
+import { nextLook } from '../core/screen-looks.js';
 import { parseMarker } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
 import { SCREEN_SAMPLE_MS, type Action, type PromptResponder, type WatchdogConfig, type WatchdogRules } from '../core/watchdog-types.js';
@@ -19,6 +20,8 @@ export interface Replay {
   readonly transitions: readonly Transition[];
   readonly actions: readonly Action[];
   readonly bytes: number;
+  /** How many times the watchdog was shown the screen. */
+  readonly looks: number;
 }
 
 /**
@@ -44,24 +47,30 @@ export async function replayCast(
     wd.start();
     for (const ev of cast.events) {
       const t = Math.round(ev.t * 1_000);
-      await feed.flushBefore(t);
+      // Most events need no look and no parse: awaiting only what returns a promise keeps a drill parse-bound.
+      const looked = feed.flushBefore(t);
+      if (looked) await looked;
       advance(wd, clock, t);
-      bytes += await apply(ev, wd, feed, agent);
+      if (ev.code === 'o') {
+        const written = feed.write(ev.data);
+        if (written) await written;
+        bytes += ev.data.length;
+      } else await apply(ev, wd, feed, agent);
       if (wd.state === 'done') break;
     }
     await feed.flush();
     const end = cast.events.at(-1)?.t ?? 0;
     advance(wd, clock, Math.round(end * 1_000));
     const actions = [...wd.actions, ...(agent?.actions ?? [])].sort((a, b) => a.t - b.t);
-    return { duration: end, transitions: wd.history, actions, bytes };
+    return { duration: end, transitions: wd.history, actions, bytes, looks: feed.looks };
   } finally {
     screen.dispose();
   }
 }
 
 /**
- * Shows the watchdog the screen at most every SCREEN_SAMPLE_MS of recording
- * time, and always before a pause, a marker or a deadline, exactly as the
+ * Shows the watchdog the screen when nextLook (src/core/screen-looks) says a
+ * look is due, and always before a deadline or a marker, exactly as the
  * live ScreenFeed does: reading the screen costs more than parsing output.
  * Output is handed to xterm only when the screen is about to be looked at
  * (or a few MB have piled up): nobody reads it in between, and one write per
@@ -69,9 +78,15 @@ export async function replayCast(
  */
 class SampledFeed {
   private lastSeen = -Infinity;
+  private lastOutput = -Infinity;
+  /** The screen's scrolledLines at the last look. */
+  private scrollAtLook = 0;
+  /** A page scrolled since the last look (known once output was parsed to find out). */
+  private scrolledPage = false;
   private pending = false;
   private unparsed: string[] = [];
   private unparsedLength = 0;
+  looks = 0;
 
   constructor(
     private readonly screen: Screen,
@@ -79,13 +94,14 @@ class SampledFeed {
     private readonly clock: ManualClock,
   ) {}
 
-  async write(data: string): Promise<void> {
+  /** A promise only when the screen is parsed or looked at now. */
+  write(data: string): Promise<void> | undefined {
     this.unparsed.push(data);
     this.unparsedLength += data.length;
     this.wd.observe({ kind: 'output' });
     this.pending = true;
-    if (this.clock.now() - this.lastSeen >= SCREEN_SAMPLE_MS) await this.flush();
-    else if (this.unparsedLength >= MAX_UNPARSED) await this.parse();
+    this.lastOutput = this.clock.now();
+    return this.lookIfDue(this.clock.now()) ?? (this.unparsedLength >= MAX_UNPARSED ? this.parse() : undefined);
   }
 
   async resize(cols: number, rows: number): Promise<void> {
@@ -95,11 +111,11 @@ class SampledFeed {
     await this.flush();
   }
 
-  /** Before time moves to `t`: show what is on screen if that is a pause or a deadline away. */
-  async flushBefore(t: number): Promise<void> {
-    if (!this.pending) return;
+  /** Before time moves to `t`: shows what is on screen if a look or a deadline comes first (a promise then). */
+  flushBefore(t: number): Promise<void> | undefined {
+    if (!this.pending) return undefined;
     const due = this.wd.nextDeadline();
-    if (t - this.lastSeen >= SCREEN_SAMPLE_MS || (due !== undefined && due <= t)) await this.flush();
+    return due !== undefined && due <= t ? this.flush() : this.lookIfDue(t, due);
   }
 
   async flush(): Promise<void> {
@@ -107,7 +123,24 @@ class SampledFeed {
     await this.parse();
     this.pending = false;
     this.lastSeen = this.clock.now();
+    this.scrollAtLook = this.screen.scrolledLines;
+    this.scrolledPage = false;
+    this.looks++;
     this.wd.observe({ kind: 'screen', snapshot: this.screen.snapshot() });
+  }
+
+  /** Looks if a look is due by `t` (a promise then); what waits is parsed first when only a scrolled page would put the look off. */
+  private lookIfDue(t: number, deadline = this.wd.nextDeadline()): Promise<void> | undefined {
+    if (t < this.lastSeen + SCREEN_SAMPLE_MS) return undefined;
+    if (!this.scrolledPage) return this.parseThenLook(t);
+    return t >= nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: true, deadline }) ? this.flush() : undefined;
+  }
+
+  private async parseThenLook(t: number): Promise<void> {
+    await this.parse();
+    this.scrolledPage = this.screen.scrolledLines - this.scrollAtLook >= this.screen.rows;
+    const due = nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.wd.nextDeadline() });
+    if (t >= due) await this.flush();
   }
 
   private async parse(): Promise<void> {
@@ -132,27 +165,25 @@ function advance(wd: Watchdog, clock: ManualClock, t: number): void {
   wd.tick();
 }
 
-async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed, agent: DrillAgent | undefined): Promise<number> {
+/** Every event but output ('o', which the feed takes). */
+async function apply(ev: CastEvent, wd: Watchdog, feed: SampledFeed, agent: DrillAgent | undefined): Promise<void> {
   switch (ev.code) {
-    case 'o':
-      await feed.write(ev.data);
-      return ev.data.length;
     case 'r': {
       const m = /^(\d+)x(\d+)$/.exec(ev.data);
       if (m) await feed.resize(Number(m[1]), Number(m[2]));
-      return 0;
+      return;
     }
     case 'x':
       await feed.flush();
       wd.observe({ kind: 'exit', exitCode: Number(ev.data), signal: null });
-      return 0;
+      return;
     case 'm':
       await feed.flush();
       if (!agent?.marker(ev.data)) applyMarker(ev.data, wd);
-      return 0;
+      return;
     default:
       // 'i' (keys typed during recording) and unknown codes do not move the watchdog.
-      return 0;
+      return;
   }
 }
 

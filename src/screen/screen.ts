@@ -33,6 +33,7 @@ export class Screen {
   private lastRows: readonly string[] = [];
   private lastHashes: readonly number[] = [];
   private lastPlace = '';
+  private scrolled = 0;
 
   constructor(cols: number, rows: number) {
     checkSize(cols, rows);
@@ -41,6 +42,13 @@ export class Screen {
     this.term.onWriteParsed(() => {
       this.cached = undefined;
     });
+    // Once per line scrolled up (a line feed at the bottom, a scroll region's too): a counter, it costs nothing beside the parse.
+    this.term.onScroll(() => void this.scrolled++);
+  }
+
+  /** Lines scrolled up since the screen was made (xterm's scroll events): the difference of two readings tells a page that went by. */
+  get scrolledLines(): number {
+    return this.scrolled;
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
  * Feeds PTY output into the job's Screen and shows the watchdog a snapshot
- * once xterm has parsed it — at most every SCREEN_SAMPLE_MS while output
- * streams, and always at the end of a burst (a trailing timer), as drills do.
+ * once xterm has parsed it, when nextLook (src/core/screen-looks) says a look
+ * is due: every SCREEN_SAMPLE_MS while output streams, every SCROLL_LOOK_MS
+ * while whole pages scroll by, and at the end of a burst (a trailing timer),
+ * as drills do.
  *
  * Output waits, unparsed, for the moment the screen is next looked at: the
  * watchdog sees nothing in between, and a flood parsed as one batch lets the
@@ -11,7 +13,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { ScreenSnapshot } from '../core/screen-snapshot.js';
-import { SCREEN_SAMPLE_MS } from '../core/watchdog-types.js';
+import { nextLook } from '../core/screen-looks.js';
 import type { Screen } from '../screen/screen.js';
 import type { ScreenView } from './job-spec.js';
 
@@ -27,9 +29,17 @@ const COMPACT_EVERY = 1_000_000;
 export class ScreenFeed {
   private last: Promise<void> = Promise.resolve();
   private lastSeen = -Infinity;
+  private lastOutput = -Infinity;
+  /** The screen's scrolledLines at the last look. */
+  private scrollAtLook = 0;
+  /** A page scrolled since the last look: known once what came was parsed. */
+  private scrolledPage = false;
   private unparsed: string[] = [];
   private unparsedLength = 0;
   private trailing: NodeJS.Timeout | undefined;
+  /** A parse is in flight and its look will follow. */
+  private sampling = false;
+  private disposed = false;
   /** Parsed since the watchdog last saw the screen. */
   private pendingShow = false;
   /** How much of what is held has been through compact(): the rest is new. */
@@ -41,22 +51,24 @@ export class ScreenFeed {
     private readonly screen: Screen,
     private readonly clock: Clock,
     private readonly onSnapshot: (snap: ScreenSnapshot) => void,
+    /** The watchdog's next deadline: a look is not put off past a decision. */
+    private readonly deadline: () => number | undefined = () => undefined,
   ) {}
 
   push(data: string): void {
     this.unparsed.push(data);
     this.unparsedLength += data.length;
+    this.lastOutput = this.clock.now();
     if (this.unparsedLength - this.compactedLength >= COMPACT_EVERY) this.compact();
-    const wait = this.lastSeen + SCREEN_SAMPLE_MS - this.clock.now();
-    if (wait <= 0 || this.unparsedLength >= MAX_UNPARSED) this.sample();
-    else this.trailing ??= setTimeout(() => this.sample(), wait);
+    if (this.unparsedLength >= MAX_UNPARSED) this.sample();
+    else this.schedule();
   }
 
   resize(cols: number, rows: number): void {
     this.parse();
     this.screen.resize(cols, rows);
     this.pendingShow = true;
-    this.sample();
+    this.sample(true);
   }
 
   /** Resolves when everything pushed so far is on the screen and shown to the watchdog. */
@@ -84,16 +96,51 @@ export class ScreenFeed {
   }
 
   dispose(): void {
+    this.disposed = true;
     clearTimeout(this.trailing);
   }
 
-  /** Parses what waits, then shows the watchdog the screen once that is done. */
-  private sample(): void {
+  private due(): number {
+    return nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.deadline() });
+  }
+
+  /** Samples now if a look is due, else once it is (one timer, moved on when it fires early). */
+  private schedule(): void {
+    // The look in flight schedules whatever came meanwhile.
+    if (this.sampling || this.disposed) return;
+    const wait = this.due() - this.clock.now();
+    if (wait <= 0) this.sample();
+    else
+      this.trailing ??= setTimeout(() => {
+        this.trailing = undefined;
+        this.schedule();
+      }, wait);
+  }
+
+  /**
+   * Parses what waits, then shows the watchdog the screen once that is done,
+   * unless what was parsed scrolled a page by and the look can wait (`force`
+   * never waits: a resize).
+   */
+  private sample(force = false): void {
     clearTimeout(this.trailing);
     this.trailing = undefined;
     this.parse();
-    this.lastSeen = this.clock.now();
-    this.last = this.last.then(() => this.show());
+    this.sampling = true;
+    const asked = this.clock.now();
+    this.last = this.last.then(() => this.look(asked, force));
+  }
+
+  private look(asked: number, force: boolean): void {
+    this.sampling = false;
+    if (this.pendingShow) {
+      this.scrolledPage ||= this.screen.scrolledLines - this.scrollAtLook >= this.screen.rows;
+      if (force || !this.scrolledPage || this.due() <= asked) {
+        this.lastSeen = asked;
+        this.show();
+      }
+    }
+    if (this.pendingShow || this.unparsed.length > 0) this.schedule();
   }
 
   /** Hands what waits to xterm as one write (a small one is parsed at once; see Screen.write). */
@@ -123,6 +170,8 @@ export class ScreenFeed {
   private show(): void {
     if (!this.pendingShow) return;
     this.pendingShow = false;
+    this.scrollAtLook = this.screen.scrolledLines;
+    this.scrolledPage = false;
     this.onSnapshot(this.screen.snapshot());
   }
 }

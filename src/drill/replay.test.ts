@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { SCROLL_LOOK_MS } from '../core/screen-looks.js';
+import { DEFAULT_WATCHDOG } from '../core/watchdog-types.js';
+import type { Cast, CastEvent } from '../record/asciicast.js';
+import { shippedRules } from '../../test/helpers/rules.js';
+import { replayCast } from './replay.js';
+
+const STEP = 0.01;
+const SECONDS = 60;
+
+/** 60 s of output 10 ms apart, then a [y/N] question after a one-second pause. */
+function castOf(chunk: (i: number) => string): Cast {
+  const events: CastEvent[] = [];
+  const n = SECONDS / STEP;
+  for (let i = 0; i < n; i++) events.push({ t: (i + 1) * STEP, code: 'o', data: chunk(i) });
+  events.push({ t: SECONDS + 1, code: 'o', data: '\r\nOverwrite the existing file? [y/N] ' });
+  events.push({ t: SECONDS + 600, code: 'm', data: 'exit:0' });
+  return { header: { version: 2, width: 80, height: 24 }, events };
+}
+
+const lines = (i: number) => Array.from({ length: 5 }, (_, k) => `build step ${i * 5 + k} compiled module ${k}\r\n`).join('');
+const bar = (i: number) => `\r[${'#'.repeat(i % 50).padEnd(50, '.')}] ${i}`;
+
+const blockedAt = (r: Awaited<ReturnType<typeof replayCast>>) => r.transitions.find((t) => t.to === 'blocked');
+
+describe('replay looks at the screen as a live job does', () => {
+  it('looks at a scrolling flood about once per SCROLL_LOOK_MS, and still sees the question at its pause', async () => {
+    const scroll = await replayCast(castOf(lines), shippedRules as never, DEFAULT_WATCHDOG);
+    const inPlace = await replayCast(castOf(bar), shippedRules as never, DEFAULT_WATCHDOG);
+    // 50 lines per 100 ms scroll the 24-row page away between two looks.
+    expect(scroll.looks).toBeLessThanOrEqual((SECONDS * 1_000) / 1_000 + 5);
+    expect(SCROLL_LOOK_MS).toBe(1_000);
+    // A line redrawn in place scrolls nothing: a look every 100 ms, as ever.
+    expect(inPlace.looks).toBeGreaterThanOrEqual(SECONDS * 10 - 5);
+    for (const r of [scroll, inPlace]) expect(blockedAt(r)).toMatchObject({ reason: { code: 'prompt' } });
+    expect(blockedAt(scroll)!.t).toBe(blockedAt(inPlace)!.t);
+  });
+});

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../core/clock.js';
+import type { ScreenSnapshot } from '../core/screen-snapshot.js';
+import { Screen } from '../screen/screen.js';
+import { ScreenFeed } from './screen-feed.js';
+
+const screens: Screen[] = [];
+afterEach(() => {
+  for (const s of screens.splice(0)) s.dispose();
+});
+
+/** A feed on a real Screen whose clock the test moves: looks are counted, timers are real. */
+function feedOf(deadline: () => number | undefined = () => undefined) {
+  const screen = new Screen(80, 24);
+  screens.push(screen);
+  const clock = new ManualClock(0);
+  const seen: ScreenSnapshot[] = [];
+  const feed = new ScreenFeed(screen, clock, (s) => seen.push(s), deadline);
+  return { feed, clock, seen };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** 6 s of output, a chunk every 10 ms of the feed's clock, each given time to be parsed. */
+async function stream(f: ReturnType<typeof feedOf>, chunk: (i: number) => string): Promise<void> {
+  for (let i = 1; i <= 600; i++) {
+    f.clock.set(i * 10);
+    f.feed.push(chunk(i));
+    await turn();
+  }
+}
+
+const lines = (i: number) => Array.from({ length: 5 }, (_, k) => `line ${i * 5 + k}\r\n`).join('');
+
+describe('ScreenFeed looks', () => {
+  it('looks at pages scrolling by about once a second, and at the pause after them', async () => {
+    const f = feedOf();
+    await stream(f, lines);
+    expect(f.seen.length).toBeGreaterThanOrEqual(5);
+    expect(f.seen.length).toBeLessThanOrEqual(8);
+    const before = f.seen.length;
+    f.clock.set(6_100);
+    await vi.waitFor(() => expect(f.seen.length).toBe(before + 1), { timeout: 2_000 });
+    expect(f.seen.at(-1)!.rows).toContain('line 3004');
+  });
+
+  it('looks every 100 ms at a line redrawn in place', async () => {
+    const f = feedOf();
+    await stream(f, (i) => `\r${i}%`);
+    expect(f.seen.length).toBeGreaterThanOrEqual(58);
+  });
+
+  it('looks every 100 ms at scrolling output while a decision is near', async () => {
+    const f = feedOf(() => 1e9);
+    let clock: ManualClock | undefined;
+    // A prompt settling: its deadline always half a second ahead.
+    const near = feedOf(() => clock!.now() + 500);
+    clock = near.clock;
+    await stream(f, lines);
+    await stream(near, lines);
+    expect(f.seen.length).toBeLessThanOrEqual(8);
+    expect(near.seen.length).toBeGreaterThanOrEqual(58);
+  });
+});
