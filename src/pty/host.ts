@@ -29,11 +29,43 @@ for (const [name, num] of Object.entries(osConstants.signals)) {
   if (!SIGNAL_NAMES.has(num)) SIGNAL_NAMES.set(num, name);
 }
 
+/** What every PTY of this process (PtyHost, ThreadedPty) does alike: listeners, the exit, paced input. */
+export abstract class LocalPty implements PtyPort {
+  protected readonly dataListeners = new Set<(data: string) => void>();
+  protected exitInfo: PtyExit | undefined;
+  abstract readonly pid: number;
+  abstract readonly exited: Promise<PtyExit>;
+  abstract write(data: string): void;
+  abstract resize(cols: number, rows: number): void;
+  abstract kill(signal?: string): void;
+  abstract dispose(): void;
+
+  /** True until the child's exit has been reported. */
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  get exit(): PtyExit | undefined {
+    return this.exitInfo;
+  }
+
+  onData(cb: (data: string) => void): Disposable {
+    this.dataListeners.add(cb);
+    return { dispose: () => this.dataListeners.delete(cb) };
+  }
+
+  sendText(text: string, o: SendTextOptions = {}): Promise<void> {
+    return sendTextPaced((d) => this.write(d), text, o);
+  }
+
+  sendKeys(names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
+    return sendKeysPaced((d) => this.write(d), names, pauseMs);
+  }
+}
+
 /** One child process on its own pseudo-terminal. */
-export class PtyHost implements PtyPort {
-  private readonly dataListeners = new Set<(data: string) => void>();
+export class PtyHost extends LocalPty {
   private readonly exitListeners = new Set<(e: PtyExit) => void>();
-  private exitInfo: PtyExit | undefined;
   private disposed = false;
   /**
    * Resolves once the child has exited and its output was delivered (all of
@@ -45,6 +77,7 @@ export class PtyHost implements PtyPort {
     private readonly pty: IPty,
     private readonly command: string,
   ) {
+    super();
     pty.onData((data) => {
       for (const cb of this.dataListeners) cb(data);
     });
@@ -82,20 +115,6 @@ export class PtyHost implements PtyPort {
     return this.pty.pid;
   }
 
-  /** True until the child's exit has been reported. */
-  get running(): boolean {
-    return this.exitInfo === undefined;
-  }
-
-  get exit(): PtyExit | undefined {
-    return this.exitInfo;
-  }
-
-  onData(cb: (data: string) => void): Disposable {
-    this.dataListeners.add(cb);
-    return { dispose: () => this.dataListeners.delete(cb) };
-  }
-
   /** Subscribing after the exit still hears about it (on a microtask). */
   onExit(cb: (e: PtyExit) => void): Disposable {
     const info = this.exitInfo;
@@ -117,16 +136,8 @@ export class PtyHost implements PtyPort {
     this.pty.write(data);
   }
 
-  sendText(text: string, o: SendTextOptions = {}): Promise<void> {
-    return sendTextPaced((d) => this.write(d), text, o);
-  }
-
   sendKey(name: string): void {
     this.write(keySequence(name));
-  }
-
-  sendKeys(names: string[], pauseMs = DEFAULT_PAUSE_MS): Promise<void> {
-    return sendKeysPaced((d) => this.write(d), names, pauseMs);
   }
 
   resize(cols: number, rows: number): void {
@@ -177,7 +188,7 @@ export class PtyHost implements PtyPort {
   }
 }
 
-function signalName(signal: number | undefined): string | null {
+export function signalName(signal: number | undefined): string | null {
   if (!signal) return null;
   return SIGNAL_NAMES.get(signal) ?? `SIG${signal}`;
 }
@@ -212,7 +223,7 @@ export function checkSize(cols: number, rows: number): void {
   }
 }
 
-function checkDirectory(cwd: string): void {
+export function checkDirectory(cwd: string): void {
   let isDir = false;
   try {
     isDir = statSync(cwd).isDirectory();

@@ -41,24 +41,28 @@ export function collapseScrolled(data: string, keep: number): string {
   return data.slice(0, first + 2) + sgrState(data, first + 2, cut) + data.slice(cut);
 }
 
-/** Printable text (U+0020–U+007E, from U+00A0), tabs, CR LF pairs and SGR sequences only. */
+/** The characters plain() must look at: every C0 control but tab, DEL and the C1 controls. */
+const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+
+/**
+ * Printable text (U+0020–U+007E, from U+00A0), tabs, CR LF pairs and SGR
+ * sequences only. The regex jumps from one control to the next (a line end,
+ * mostly): twice as fast as reading every character in JavaScript, and this
+ * scan is most of a flood's cost on the supervisor's thread.
+ */
 function plain(data: string): boolean {
-  const n = data.length;
-  for (let i = 0; i < n; i++) {
+  SPECIAL.lastIndex = 0;
+  for (let m = SPECIAL.exec(data); m !== null; m = SPECIAL.exec(data)) {
+    const i = m.index;
     const c = data.charCodeAt(i);
-    if ((c >= 0x20 && c < 0x7f) || c >= 0xa0 || c === 0x09) continue;
-    if (c === CR) {
-      if (data.charCodeAt(i + 1) !== LF) return false;
-      i++;
-      continue;
-    }
-    if (c === ESC) {
+    let next = -1;
+    if (c === CR && data.charCodeAt(i + 1) === LF) next = i + 2;
+    else if (c === ESC) {
       const end = sgrEnd(data, i);
-      if (end < 0) return false;
-      i = end;
-      continue;
+      if (end >= 0) next = end + 1;
     }
-    return false;
+    if (next < 0) return false;
+    SPECIAL.lastIndex = next;
   }
   return true;
 }

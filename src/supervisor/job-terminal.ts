@@ -6,7 +6,8 @@
  * supervisor adds its input and markers to; otherwise the supervisor writes
  * the recording (CastWriter).
  */
-import { PtyHost, type PtySpawnOptions } from '../pty/host.js';
+import type { PtySpawnOptions } from '../pty/host.js';
+import { ThreadedPty } from '../pty/pty-thread.js';
 import type { PtyPort } from '../pty/pty-port.js';
 import type { JobRecording } from '../record/job-recording.js';
 
@@ -32,7 +33,7 @@ export interface JobTerminal {
   open(r: TerminalRequest): Promise<OpenedTerminal>;
 }
 
-/** A PTY in this process: it dies with it. */
+/** A PTY in this process, read on a thread of its own (ThreadedPty): it dies with the process. */
 export const localTerminal: JobTerminal = {
-  open: (r) => Promise.resolve({ pty: PtyHost.spawn(r.spawn) }),
+  open: async (r) => ({ pty: await ThreadedPty.spawn(r.spawn) }),
 };

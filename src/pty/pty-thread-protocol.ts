@@ -1,0 +1,19 @@
+/** Messages between a ThreadedPty (pty-thread.ts) and its worker (pty-worker.ts). */
+import type { PtySpawnOptions } from './host.js';
+
+export type ToPtyWorker =
+  | { op: 'write'; data: string }
+  | { op: 'resize'; cols: number; rows: number }
+  | { op: 'kill'; signal: string }
+  /** The owner lets go of a running child: SIGHUP, as a closed terminal. */
+  | { op: 'hangup' }
+  /** The owner has taken this much output: flow control. */
+  | { op: 'took'; bytes: number };
+
+export type FromPtyWorker =
+  | { op: 'spawned'; pid: number }
+  | { op: 'failed'; message: string }
+  | { op: 'o'; data: ArrayBuffer }
+  | { op: 'exit'; exitCode: number; signal: number | null };
+
+export type PtyWorkerData = PtySpawnOptions;

@@ -1,0 +1,110 @@
+/**
+ * A job's PTY on a worker thread of its own (pty-worker.ts), for a
+ * supervisor in the same process (`nightshift run`). A tty hands over a few
+ * KB a read and its writer waits while nobody reads: every ms the main
+ * thread spent on the output (recording, the screen) was a ms the job
+ * stood still, so `run` took a 200 MB flood at 0.55x a bare reader with its
+ * main thread half idle. The worker reads as fast as a bare reader and
+ * hands over batches; the main thread's work then runs beside the job.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { Worker } from 'node:worker_threads';
+import { checkDirectory, checkSignal, checkSize, LocalPty, resolveCommand, signalName, type PtySpawnOptions } from './host.js';
+import type { PtyExit } from './pty-port.js';
+import type { FromPtyWorker, PtyWorkerData, ToPtyWorker } from './pty-thread-protocol.js';
+import { workerUrl } from '../util/worker-url.js';
+
+export class ThreadedPty extends LocalPty {
+  private readonly decoder = new StringDecoder('utf8');
+  private disposed = false;
+  private resolveExit!: (e: PtyExit) => void;
+  readonly exited: Promise<PtyExit> = new Promise((resolve) => (this.resolveExit = resolve));
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly pid: number,
+  ) {
+    super();
+    worker.on('message', (m: FromPtyWorker) => this.received(m));
+    // A worker that dies under a live job leaves it without a terminal: said as an exit, never a hang.
+    worker.on('error', (e) => this.ended({ exitCode: 1, signal: null, lost: `the PTY thread failed: ${e.message}` }));
+  }
+
+  /** Checks the request here (bad input is an InputError, as PtyHost.spawn throws it), then spawns on the thread. */
+  static spawn(o: PtySpawnOptions): Promise<ThreadedPty> {
+    checkSize(o.cols, o.rows);
+    checkDirectory(o.cwd);
+    resolveCommand(o.command, o.cwd, o.env.PATH);
+    const worker = new Worker(workerUrl('./pty-worker.js', import.meta.url), { workerData: o satisfies PtyWorkerData });
+    return new Promise((resolve, reject) => {
+      const first = (m: FromPtyWorker) => {
+        worker.off('message', first);
+        worker.off('error', failed);
+        if (m.op === 'spawned') return resolve(new ThreadedPty(worker, m.pid));
+        void worker.terminate();
+        reject(new Error(`could not start ${o.command}: ${m.op === 'failed' ? m.message : `unexpected ${m.op} from the PTY thread`}`));
+      };
+      const failed = (e: Error) => reject(new Error(`could not start ${o.command}: the PTY thread failed: ${e.message}`, { cause: e }));
+      worker.on('message', first);
+      worker.once('error', failed);
+    });
+  }
+
+  write(data: string): void {
+    if (this.writable() && data !== '') this.send({ op: 'write', data });
+  }
+
+  resize(cols: number, rows: number): void {
+    checkSize(cols, rows);
+    if (this.writable()) this.send({ op: 'resize', cols, rows });
+  }
+
+  kill(signal = 'SIGTERM'): void {
+    checkSignal(signal);
+    if (this.exitInfo === undefined) this.send({ op: 'kill', signal });
+  }
+
+  /**
+   * Stops listening; a child still running is hung up on (SIGHUP), as a
+   * closed terminal would. Its thread ends once the child has: node-pty
+   * waits for the child on a native thread of its own, and ending the worker
+   * under it aborts the whole process (Napi::Error in a callback to a torn
+   * down thread). It no longer keeps this process alive.
+   */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.dataListeners.clear();
+    if (this.exitInfo !== undefined) return;
+    this.send({ op: 'hangup' });
+    this.worker.unref();
+  }
+
+  private received(m: FromPtyWorker): void {
+    if (m.op === 'o') {
+      const text = this.decoder.write(Buffer.from(m.data));
+      if (text !== '') for (const cb of this.dataListeners) cb(text);
+      // Taken once the listeners had it: they hold it themselves now.
+      this.send({ op: 'took', bytes: m.data.byteLength });
+    } else if (m.op === 'exit') {
+      const rest = this.decoder.end();
+      if (rest !== '') for (const cb of this.dataListeners) cb(rest);
+      this.ended({ exitCode: m.exitCode, signal: signalName(m.signal ?? undefined) });
+    }
+  }
+
+  private ended(info: PtyExit): void {
+    if (this.exitInfo !== undefined) return;
+    this.exitInfo = info;
+    this.resolveExit(info);
+    void this.worker.terminate();
+  }
+
+  private send(m: ToPtyWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  private writable(): boolean {
+    return !this.disposed && this.exitInfo === undefined;
+  }
+}
