@@ -12,6 +12,7 @@ import { detectAgent } from '../adapters/index.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
+import { warmPtyThread } from '../pty/pty-thread.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 
@@ -58,6 +59,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
   addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
+    warmPtyThread();
     process.exitCode = await run(command, flags);
   });
 }

@@ -2,6 +2,8 @@
 import type { PtySpawnOptions } from './host.js';
 
 export type ToPtyWorker =
+  /** The first message: a thread may be started before its job is known (warmPtyThread). */
+  | { op: 'spawn'; options: PtySpawnOptions }
   | { op: 'write'; data: string }
   | { op: 'resize'; cols: number; rows: number }
   | { op: 'kill'; signal: string }
@@ -15,5 +17,3 @@ export type FromPtyWorker =
   | { op: 'failed'; message: string }
   | { op: 'o'; data: ArrayBuffer }
   | { op: 'exit'; exitCode: number; signal: number | null };
-
-export type PtyWorkerData = PtySpawnOptions;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
 import type { PtySpawnOptions } from './host.js';
-import { ThreadedPty } from './pty-thread.js';
+import { ThreadedPty, warmPtyThread } from './pty-thread.js';
 
 const ptys: ThreadedPty[] = [];
 const dirs: string[] = [];
@@ -40,6 +40,15 @@ describe('ThreadedPty', () => {
     expect(await pty.exited).toEqual({ exitCode: 3, signal: null });
     expect(out()).toContain(`pid ${pty.pid}`);
     expect(pty.running).toBe(false);
+  });
+
+  it('takes a thread started ahead of need, then starts its own', async () => {
+    warmPtyThread();
+    const a = await start('echo one');
+    const b = await start('echo two');
+    await Promise.all([a.pty.exited, b.pty.exited]);
+    expect(a.out()).toContain('one');
+    expect(b.out()).toContain('two');
   });
 
   it('types into the child and signals it', async () => {

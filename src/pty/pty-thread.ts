@@ -11,8 +11,33 @@ import { StringDecoder } from 'node:string_decoder';
 import { Worker } from 'node:worker_threads';
 import { checkDirectory, checkSignal, checkSize, LocalPty, resolveCommand, signalName, type PtySpawnOptions } from './host.js';
 import type { PtyExit } from './pty-port.js';
-import type { FromPtyWorker, PtyWorkerData, ToPtyWorker } from './pty-thread-protocol.js';
+import type { FromPtyWorker, ToPtyWorker } from './pty-thread-protocol.js';
 import { workerUrl } from '../util/worker-url.js';
+
+const newWorker = () => new Worker(workerUrl('./pty-worker.js', import.meta.url));
+let warm: Worker | undefined;
+
+/**
+ * Starts a PTY thread before its job is known: `run` calls it first thing,
+ * so the thread's start (~50 ms: a V8 isolate and node-pty) overlaps the
+ * rest of its own. Unused, it keeps nothing alive.
+ */
+export function warmPtyThread(): void {
+  if (warm) return;
+  const w = newWorker();
+  warm = w;
+  w.unref();
+  w.once('error', () => {
+    if (warm === w) warm = undefined;
+  });
+}
+
+function takeWorker(): Worker {
+  const w = warm ?? newWorker();
+  warm = undefined;
+  w.ref();
+  return w;
+}
 
 export class ThreadedPty extends LocalPty {
   private readonly decoder = new StringDecoder('utf8');
@@ -35,7 +60,8 @@ export class ThreadedPty extends LocalPty {
     checkSize(o.cols, o.rows);
     checkDirectory(o.cwd);
     resolveCommand(o.command, o.cwd, o.env.PATH);
-    const worker = new Worker(workerUrl('./pty-worker.js', import.meta.url), { workerData: o satisfies PtyWorkerData });
+    const worker = takeWorker();
+    worker.postMessage({ op: 'spawn', options: o } satisfies ToPtyWorker);
     return new Promise((resolve, reject) => {
       const first = (m: FromPtyWorker) => {
         worker.off('message', first);

@@ -3,14 +3,14 @@
  * does nothing but read, gather and hand the bytes over, so the child's
  * output never waits for the supervisor's work on the main thread.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { spawn } from 'node-pty';
 import { keepLastWords } from './last-words.js';
-import type { FromPtyWorker, PtyWorkerData, ToPtyWorker } from './pty-thread-protocol.js';
+import type { PtySpawnOptions } from './host.js';
+import type { FromPtyWorker, ToPtyWorker } from './pty-thread-protocol.js';
 
+if (!parentPort) throw new Error('pty-worker runs as a worker thread');
 const port = parentPort;
-if (!port) throw new Error('pty-worker runs as a worker thread');
-const o = workerData as PtyWorkerData;
 
 /** Gathered output goes over at this size, or once the reads of this turn of the loop are done. */
 const BATCH_BYTES = 256 * 1024;
@@ -24,75 +24,81 @@ const LOW_BYTES = 2 * 1024 * 1024;
 
 const post = (m: FromPtyWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
 
-let pty: ReturnType<typeof spawn>;
-try {
-  // Raw Buffers: the owner decodes, so a character split between reads is joined there.
-  pty = spawn(o.command, o.args, { name: o.name ?? 'xterm-256color', cols: o.cols, rows: o.rows, cwd: o.cwd, env: o.env, encoding: null });
-  keepLastWords(pty);
-} catch (e) {
-  post({ op: 'failed', message: (e as Error).message });
-  throw e;
-}
-
-let chunks: Buffer[] = [];
-let gathered = 0;
-let scheduled = false;
-let inFlight = 0;
-let paused = false;
-let exited = false;
-
-function flush(): void {
-  scheduled = false;
-  if (gathered === 0) return;
-  // Memory of its own (never the shared pool), so the transfer moves it rather than copying it again.
-  const batch = Buffer.allocUnsafeSlow(gathered);
-  let at = 0;
-  for (const c of chunks) at += c.copy(batch, at);
-  chunks = [];
-  inFlight += gathered;
-  gathered = 0;
-  const data = batch.buffer as ArrayBuffer;
-  post({ op: 'o', data }, [data]);
-  if (!paused && !exited && inFlight >= HIGH_BYTES) {
-    paused = true;
-    pty.pause();
-  }
-}
-
-pty.onData((d) => {
-  const buf = d as unknown as Buffer;
-  chunks.push(buf);
-  gathered += buf.length;
-  if (gathered >= BATCH_BYTES) flush();
-  else if (!scheduled) {
-    scheduled = true;
-    setImmediate(flush);
-  }
+port.once('message', (m: ToPtyWorker) => {
+  if (m.op === 'spawn') start(m.options);
 });
 
-pty.onExit(({ exitCode, signal }) => {
-  exited = true;
-  flush();
-  post({ op: 'exit', exitCode, signal: signal ?? null });
-});
+function start(o: PtySpawnOptions): void {
+  let pty: ReturnType<typeof spawn>;
+  try {
+    // Raw Buffers: the owner decodes, so a character split between reads is joined there.
+    pty = spawn(o.command, o.args, { name: o.name ?? 'xterm-256color', cols: o.cols, rows: o.rows, cwd: o.cwd, env: o.env, encoding: null });
+    keepLastWords(pty);
+  } catch (e) {
+    post({ op: 'failed', message: (e as Error).message });
+    throw e;
+  }
 
-port.on('message', (m: ToPtyWorker) => {
-  if (m.op === 'took') {
-    inFlight -= m.bytes;
-    if (paused && inFlight <= LOW_BYTES) {
-      paused = false;
-      if (!exited) pty.resume();
+  let chunks: Buffer[] = [];
+  let gathered = 0;
+  let scheduled = false;
+  let inFlight = 0;
+  let paused = false;
+  let exited = false;
+
+  function flush(): void {
+    scheduled = false;
+    if (gathered === 0) return;
+    // Memory of its own (never the shared pool), so the transfer moves it rather than copying it again.
+    const batch = Buffer.allocUnsafeSlow(gathered);
+    let at = 0;
+    for (const c of chunks) at += c.copy(batch, at);
+    chunks = [];
+    inFlight += gathered;
+    gathered = 0;
+    const data = batch.buffer as ArrayBuffer;
+    post({ op: 'o', data }, [data]);
+    if (!paused && !exited && inFlight >= HIGH_BYTES) {
+      paused = true;
+      pty.pause();
     }
-    return;
   }
-  if (exited) return;
-  if (m.op === 'write') pty.write(m.data);
-  else if (m.op === 'resize') pty.resize(m.cols, m.rows);
-  else if (m.op === 'kill') pty.kill(m.signal);
-  else if (m.op === 'hangup') {
-    pty.kill('SIGHUP');
-    (pty as typeof pty & { destroy?: () => void }).destroy?.();
-  }
-});
 
-post({ op: 'spawned', pid: pty.pid });
+  pty.onData((d) => {
+    const buf = d as unknown as Buffer;
+    chunks.push(buf);
+    gathered += buf.length;
+    if (gathered >= BATCH_BYTES) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+
+  pty.onExit(({ exitCode, signal }) => {
+    exited = true;
+    flush();
+    post({ op: 'exit', exitCode, signal: signal ?? null });
+  });
+
+  port.on('message', (m: ToPtyWorker) => {
+    if (m.op === 'took') {
+      inFlight -= m.bytes;
+      if (paused && inFlight <= LOW_BYTES) {
+        paused = false;
+        if (!exited) pty.resume();
+      }
+      return;
+    }
+    if (exited) return;
+    if (m.op === 'write') pty.write(m.data);
+    else if (m.op === 'resize') pty.resize(m.cols, m.rows);
+    else if (m.op === 'kill') pty.kill(m.signal);
+    else if (m.op === 'hangup') {
+      pty.kill('SIGHUP');
+      (pty as typeof pty & { destroy?: () => void }).destroy?.();
+    }
+  });
+
+  post({ op: 'spawned', pid: pty.pid });
+}
