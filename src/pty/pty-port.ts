@@ -41,6 +41,9 @@ export interface PtyPort {
   resize(cols: number, rows: number): void;
   /** Never signals after the exit: a reaped pid may belong to someone else by then. */
   kill(signal?: string): void;
-  /** Stops listening. What becomes of a child still running is the implementation's to say. */
+  /** Holds the child's output (its writes block) until resume(): for a reader whose work falls behind. Optional: a port whose reads already wait for the reader has none. */
+  pause?(): void;
+  resume?(): void;
+    /** Stops listening. What becomes of a child still running is the implementation's to say. */
   dispose(): void;
 }

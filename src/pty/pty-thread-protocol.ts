@@ -9,7 +9,9 @@ export type ToPtyWorker =
   | { op: 'kill'; signal: string }
   /** The owner lets go of a running child: SIGHUP, as a closed terminal. */
   | { op: 'hangup' }
-  /** The owner has taken this much output: flow control. */
+  /** The owner's own hold on the output (ThreadedPty.pause/resume). */
+  | { op: 'hold'; hold: boolean }
+    /** The owner has taken this much output: flow control. */
   | { op: 'took'; bytes: number };
 
 export type FromPtyWorker =

@@ -88,6 +88,19 @@ describe('ThreadedPty', () => {
     expect(lines.slice(N)).toEqual(['é'.repeat(200_000), 'end', '']);
   });
 
+  it('holds the child while its owner pauses it, and lets it go on resume', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nightshift-pty-thread-'));
+    dirs.push(dir);
+    const done = path.join(dir, 'seq-done');
+    const { pty, out } = await start(`seq 1 ${N}; touch '${done}'`);
+    pty.pause();
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(existsSync(done)).toBe(false);
+    pty.resume();
+    await pty.exited;
+    expect(out().trimEnd().endsWith(String(N))).toBe(true);
+  });
+
   it('hangs up on a child still running when let go of', async () => {
     const { pty } = await start('sleep 60');
     const pid = pty.pid;

@@ -90,6 +90,14 @@ export class ThreadedPty extends LocalPty {
     if (this.exitInfo === undefined) this.send({ op: 'kill', signal });
   }
 
+  pause(): void {
+    if (this.writable()) this.send({ op: 'hold', hold: true });
+  }
+
+  resume(): void {
+    if (this.writable()) this.send({ op: 'hold', hold: false });
+  }
+
   /**
    * Stops listening; a child still running is hung up on (SIGHUP), as a
    * closed terminal would. Its thread ends once the child has: node-pty

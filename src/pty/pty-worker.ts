@@ -43,8 +43,18 @@ function start(o: PtySpawnOptions): void {
   let gathered = 0;
   let scheduled = false;
   let inFlight = 0;
+  /** Too much handed over and not taken (HIGH/LOW), or held by the owner: the PTY is paused while either holds. */
+  let behind = false;
+  let held = false;
   let paused = false;
   let exited = false;
+  const apply = (): void => {
+    const want = (behind || held) && !exited;
+    if (want === paused) return;
+    paused = want;
+    if (want) pty.pause();
+    else pty.resume();
+  };
 
   function flush(): void {
     scheduled = false;
@@ -58,9 +68,9 @@ function start(o: PtySpawnOptions): void {
     gathered = 0;
     const data = batch.buffer as ArrayBuffer;
     post({ op: 'o', data }, [data]);
-    if (!paused && !exited && inFlight >= HIGH_BYTES) {
-      paused = true;
-      pty.pause();
+    if (!behind && inFlight >= HIGH_BYTES) {
+      behind = true;
+      apply();
     }
   }
 
@@ -84,11 +94,15 @@ function start(o: PtySpawnOptions): void {
   port.on('message', (m: ToPtyWorker) => {
     if (m.op === 'took') {
       inFlight -= m.bytes;
-      if (paused && inFlight <= LOW_BYTES) {
-        paused = false;
-        if (!exited) pty.resume();
+      if (behind && inFlight <= LOW_BYTES) {
+        behind = false;
+        apply();
       }
       return;
+    }
+    if (m.op === 'hold') {
+      held = m.hold;
+      return apply();
     }
     if (exited) return;
     if (m.op === 'write') pty.write(m.data);

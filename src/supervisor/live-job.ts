@@ -107,7 +107,10 @@ export class LiveJob {
     const bundle = opts.bundle.current;
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
-    this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }), () => this.watchdog.nextDeadline());
+    this.feed = new ScreenFeed(this.screenState, this.clock, (snapshot) => this.observe({ kind: 'screen', snapshot }), () => this.watchdog.nextDeadline(), {
+      pause: () => pty.pause?.(),
+      resume: () => pty.resume?.(),
+    });
     this.screenView = this.feed.view();
     store.add(() => this.feed.dispose());
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };

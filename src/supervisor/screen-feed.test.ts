@@ -15,8 +15,9 @@ function feedOf(deadline: () => number | undefined = () => undefined) {
   screens.push(screen);
   const clock = new ManualClock(0);
   const seen: ScreenSnapshot[] = [];
-  const feed = new ScreenFeed(screen, clock, (s) => seen.push(s), deadline);
-  return { feed, clock, seen };
+  const flow: string[] = [];
+  const feed = new ScreenFeed(screen, clock, (s) => seen.push(s), deadline, { pause: () => flow.push('pause'), resume: () => flow.push('resume') });
+  return { feed, clock, seen, flow, screen };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -60,5 +61,20 @@ describe('ScreenFeed looks', () => {
     await stream(near, lines);
     expect(f.seen.length).toBeLessThanOrEqual(8);
     expect(near.seen.length).toBeGreaterThanOrEqual(58);
+  });
+
+  it('holds what comes while xterm parses a batch, and holds the source past 16M: xterm is never handed 50 MB', async () => {
+    const f = feedOf();
+    // A first batch xterm parses in slices (erase-line sequences: nothing to collapse)...
+    f.feed.push(Array.from({ length: 100_000 }, (_, i) => `\x1b[Kstep ${i}\r\n`).join(''));
+    // ...and 64 MB arriving meanwhile, as a reader thread's queued batches do.
+    const chunk = Array.from({ length: 4_000 }, (_, i) => `line ${i} of a flood\r\n`).join('');
+    let pushed = 0;
+    for (let i = 0; pushed < 64e6; i++, pushed += chunk.length) f.feed.push(chunk);
+    f.feed.push('the end\r\n');
+    expect(f.flow).toEqual(['pause']);
+    await f.feed.settled();
+    expect(f.flow).toEqual(['pause', 'resume']);
+    expect(f.seen.at(-1)!.rows.filter((r) => r !== '').at(-1)).toBe('the end');
   });
 });

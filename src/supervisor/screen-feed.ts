@@ -17,7 +17,11 @@ import { nextLook } from '../core/screen-looks.js';
 import type { Screen } from '../screen/screen.js';
 import type { ScreenView } from './job-spec.js';
 
-/** Output held back at most (UTF-16 units) before it is parsed anyway: memory stays bounded. */
+/**
+ * Output held (UTF-16 units) past which it is parsed at once, or, while
+ * xterm still parses the last batch, the source is paused (flow) until it
+ * is done: xterm throws output away (and throws) past 50 MB queued.
+ */
 const MAX_UNPARSED = 16_000_000;
 /**
  * A flood is collapsed as it comes, each time this much more is held: one
@@ -46,6 +50,9 @@ export class ScreenFeed {
   private compactedLength = 0;
   /** What is held is known not to be a plain flood: compacting again would read it all again for nothing. */
   private notPlain = false;
+  /** A batch handed to xterm is still being parsed: what comes meanwhile is held, to be collapsed and written after it. */
+  private writing = false;
+  private held = false;
 
   constructor(
     private readonly screen: Screen,
@@ -53,6 +60,8 @@ export class ScreenFeed {
     private readonly onSnapshot: (snap: ScreenSnapshot) => void,
     /** The watchdog's next deadline: a look is not put off past a decision. */
     private readonly deadline: () => number | undefined = () => undefined,
+    /** Holds the output's source while more than MAX_UNPARSED waits behind a batch xterm still parses. */
+    private readonly flow?: { pause(): void; resume(): void },
   ) {}
 
   push(data: string): void {
@@ -60,8 +69,12 @@ export class ScreenFeed {
     this.unparsedLength += data.length;
     this.lastOutput = this.clock.now();
     if (this.unparsedLength - this.compactedLength >= COMPACT_EVERY) this.compact();
-    if (this.unparsedLength >= MAX_UNPARSED) this.sample();
-    else this.schedule();
+    if (this.unparsedLength < MAX_UNPARSED) return this.schedule();
+    this.sample();
+    if (this.writing && this.unparsedLength >= MAX_UNPARSED && !this.held) {
+      this.held = true;
+      this.flow?.pause();
+    }
   }
 
   resize(cols: number, rows: number): void {
@@ -73,8 +86,10 @@ export class ScreenFeed {
 
   /** Resolves when everything pushed so far is on the screen and shown to the watchdog. */
   async settled(): Promise<void> {
-    this.parse();
-    await this.last;
+    do {
+      this.parse();
+      await this.last;
+    } while (this.unparsed.length > 0 || this.writing);
     this.show();
   }
 
@@ -143,17 +158,33 @@ export class ScreenFeed {
     if (this.pendingShow || this.unparsed.length > 0) this.schedule();
   }
 
-  /** Hands what waits to xterm as one write (a small one is parsed at once; see Screen.write). */
+  /**
+   * Hands what waits to xterm as one write (a small one is parsed at once;
+   * see Screen.write), once xterm is done with the last: a flood then
+   * collapses (Screen.collapse needs xterm idle) instead of piling up raw.
+   */
   private parse(): void {
-    if (this.unparsed.length === 0) return;
+    if (this.unparsed.length === 0 || this.writing) return;
     const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
     this.unparsed = [];
     this.unparsedLength = 0;
     this.compactedLength = 0;
     this.notPlain = false;
     this.pendingShow = true;
-    const written = this.screen.write(data);
+    this.writing = true;
+    const written = this.screen.write(data).then(() => this.written());
     this.last = this.last.then(() => written);
+  }
+
+  private written(): void {
+    this.writing = false;
+    // A held source waits for what is held to be written: at once, not at the next look.
+    if (this.held || this.unparsedLength >= MAX_UNPARSED) this.parse();
+    if (this.held && this.unparsedLength < MAX_UNPARSED / 4) {
+      this.held = false;
+      this.flow?.resume();
+    }
+    if (this.unparsed.length > 0) this.schedule();
   }
 
   /** What is held, collapsed (Screen.collapse): a plain flood's middle goes now, in small passes. */
