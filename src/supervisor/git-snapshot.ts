@@ -2,16 +2,14 @@
  * What changed in a job's working tree: `git status --porcelain` before and
  * after. Run as a child process the daemon awaits: in a big tree it takes
  * long enough that a synchronous call would stall every job, the control
- * socket and the pager on each turn.
+ * socket and the pager on each turn. Started from a thread of its own
+ * (execFileOffThread): even starting a child held the daemon's thread.
  */
-import { execFile } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { execFileOffThread } from '../util/exec-thread.js';
 
 export type GitSnapshot = ReadonlyMap<string, string> | null;
 
-const run = promisify(execFile);
 const GIT_TIMEOUT_MS = 10_000;
 /** execFile's 1 MB default would fail a tree with ~30 000 changed paths; null is "unknown" anyway, but needlessly. */
 const MAX_OUTPUT = 256 << 20;
@@ -20,29 +18,11 @@ const GIT_NICENESS = 10;
 /** Path → status code; null when the folder is not a git work tree (or git is missing, or it timed out). */
 export async function readGitStatus(cwd: string): Promise<GitSnapshot> {
   try {
-    const running = run('git', ['status', '--porcelain', '--untracked-files=all'], {
-      cwd,
-      encoding: 'utf8',
-      timeout: GIT_TIMEOUT_MS,
-      maxBuffer: MAX_OUTPUT,
-    });
-    yieldCpu(running.child.pid);
-    return parsePorcelain((await running).stdout);
+    // Background work (niceness 10): twenty of them scanning a big tree at once would otherwise take the cores from the daemon's own thread.
+    const out = await execFileOffThread('git', ['status', '--porcelain', '--untracked-files=all'], { cwd, timeoutMs: GIT_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, niceness: GIT_NICENESS });
+    return parsePorcelain(out);
   } catch {
     return null;
-  }
-}
-
-/**
- * A snapshot is background work: twenty of them scanning a big tree at once
- * would otherwise take the cores from the daemon's own thread, which every
- * job, the socket and the pager wait on.
- */
-function yieldCpu(pid: number | undefined): void {
-  try {
-    if (pid !== undefined) setPriority(pid, GIT_NICENESS);
-  } catch {
-    // Gone already, or not allowed: it only runs at the usual priority.
   }
 }
 
