@@ -138,7 +138,7 @@ class SampledFeed {
 
   private async parseThenLook(t: number): Promise<void> {
     await this.parse();
-    this.scrolledPage = this.screen.scrolledLines - this.scrollAtLook >= this.screen.rows;
+    this.scrolledPage = this.screen.pageScrolledSince(this.scrollAtLook);
     const due = nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.wd.nextDeadline() });
     if (t >= due) await this.flush();
   }

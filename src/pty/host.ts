@@ -54,6 +54,10 @@ export abstract class LocalPty implements PtyPort {
     return { dispose: () => this.dataListeners.delete(cb) };
   }
 
+  protected emitData(data: string): void {
+    for (const cb of this.dataListeners) cb(data);
+  }
+
   sendText(text: string, o: SendTextOptions = {}): Promise<void> {
     return sendTextPaced((d) => this.write(d), text, o);
   }
@@ -78,9 +82,7 @@ export class PtyHost extends LocalPty {
     private readonly command: string,
   ) {
     super();
-    pty.onData((data) => {
-      for (const cb of this.dataListeners) cb(data);
-    });
+    pty.onData((data) => this.emitData(data));
     this.exited = new Promise((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
         const info: PtyExit = { exitCode, signal: signalName(signal) };

@@ -117,12 +117,12 @@ export class ThreadedPty extends LocalPty {
   private received(m: FromPtyWorker): void {
     if (m.op === 'o') {
       const text = this.decoder.write(Buffer.from(m.data));
-      if (text !== '') for (const cb of this.dataListeners) cb(text);
+      if (text !== '') this.emitData(text);
       // Taken once the listeners had it: they hold it themselves now.
       this.send({ op: 'took', bytes: m.data.byteLength });
     } else if (m.op === 'exit') {
       const rest = this.decoder.end();
-      if (rest !== '') for (const cb of this.dataListeners) cb(rest);
+      if (rest !== '') this.emitData(rest);
       this.ended({ exitCode: m.exitCode, signal: signalName(m.signal ?? undefined) });
     }
   }

@@ -35,8 +35,9 @@ function start(o: PtySpawnOptions): void {
     pty = spawn(o.command, o.args, { name: o.name ?? 'xterm-256color', cols: o.cols, rows: o.rows, cwd: o.cwd, env: o.env, encoding: null });
     keepLastWords(pty);
   } catch (e) {
+    // Said once, as a message: a thrown error would also reach the owner as an 'error' event nobody listens to any more.
     post({ op: 'failed', message: (e as Error).message });
-    throw e;
+    return;
   }
 
   let chunks: Buffer[] = [];

@@ -46,9 +46,14 @@ export class Screen {
     this.term.onScroll(() => void this.scrolled++);
   }
 
-  /** Lines scrolled up since the screen was made (xterm's scroll events): the difference of two readings tells a page that went by. */
+  /** Lines scrolled up since the screen was made (xterm's scroll events): a mark for pageScrolledSince. */
   get scrolledLines(): number {
     return this.scrolled;
+  }
+
+  /** Whether a whole page (the screen's height) has scrolled up since `mark` (an earlier scrolledLines). */
+  pageScrolledSince(mark: number): boolean {
+    return this.scrolled - mark >= this.term.rows;
   }
 
   /**

@@ -70,8 +70,9 @@ export class ScreenFeed {
     this.lastOutput = this.clock.now();
     if (this.unparsedLength - this.compactedLength >= COMPACT_EVERY) this.compact();
     if (this.unparsedLength < MAX_UNPARSED) return this.schedule();
-    this.sample();
-    if (this.writing && this.unparsedLength >= MAX_UNPARSED && !this.held) {
+    if (!this.writing) return this.sample();
+    // xterm still has the last batch: what is held waits for it (written()), and so does the source.
+    if (!this.held) {
       this.held = true;
       this.flow?.pause();
     }
@@ -149,7 +150,7 @@ export class ScreenFeed {
   private look(asked: number, force: boolean): void {
     this.sampling = false;
     if (this.pendingShow) {
-      this.scrolledPage ||= this.screen.scrolledLines - this.scrollAtLook >= this.screen.rows;
+      this.scrolledPage ||= this.screen.pageScrolledSince(this.scrollAtLook);
       if (force || !this.scrolledPage || this.due() <= asked) {
         this.lastSeen = asked;
         this.show();
