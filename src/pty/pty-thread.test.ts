@@ -1,5 +1,5 @@
 /** ThreadedPty runs its worker from the build (dist/), which `npm test` makes first. */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,16 @@ describe('ThreadedPty', () => {
     await Promise.all([a.pty.exited, b.pty.exited]);
     expect(a.out()).toContain('one');
     expect(b.out()).toContain('two');
+  });
+
+  it('ends each thread by itself after its child exits, many at once, without aborting the process', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    const before = threads();
+    const all = await Promise.all(Array.from({ length: 30 }, (_, i) => start(`echo ${i}`)));
+    await Promise.all(all.map((p) => p.pty.exited));
+    all.forEach((p, i) => expect(p.out()).toContain(String(i)));
+    // Terminated from outside right after the exit, node-pty's pending callback took the process down ('napi_define_properties').
+    await expect.poll(threads, { timeout: 20_000 }).toBeLessThanOrEqual(before + 2);
   });
 
   it('types into the child and signals it', async () => {

@@ -42,6 +42,13 @@ function takeWorker(): Worker {
 export class ThreadedPty extends LocalPty {
   private readonly decoder = new StringDecoder('utf8');
   private disposed = false;
+  /**
+   * The thread's first output and even its exit can arrive with the spawn's
+   * answer, before the caller has a ThreadedPty to subscribe to: held until
+   * the turn of the event loop after spawn() resolved, so a caller that
+   * subscribes right after its await hears all of it, as with PtyHost.
+   */
+  private held: FromPtyWorker[] | undefined = [];
   private resolveExit!: (e: PtyExit) => void;
   readonly exited: Promise<PtyExit> = new Promise((resolve) => (this.resolveExit = resolve));
 
@@ -66,7 +73,11 @@ export class ThreadedPty extends LocalPty {
       const first = (m: FromPtyWorker) => {
         worker.off('message', first);
         worker.off('error', failed);
-        if (m.op === 'spawned') return resolve(new ThreadedPty(worker, m.pid));
+        if (m.op === 'spawned') {
+          const pty = new ThreadedPty(worker, m.pid);
+          resolve(pty);
+          return void setImmediate(() => pty.release());
+        }
         void worker.terminate();
         reject(new Error(`could not start ${o.command}: ${m.op === 'failed' ? m.message : `unexpected ${m.op} from the PTY thread`}`));
       };
@@ -103,7 +114,9 @@ export class ThreadedPty extends LocalPty {
    * closed terminal would. Its thread ends once the child has: node-pty
    * waits for the child on a native thread of its own, and ending the worker
    * under it aborts the whole process (Napi::Error in a callback to a torn
-   * down thread). It no longer keeps this process alive.
+   * down thread: 'FATAL ERROR: Error::Error napi_define_properties', seen
+   * in CI when the thread was terminated right after the exit too). It no
+   * longer keeps this process alive.
    */
   dispose(): void {
     if (this.disposed) return;
@@ -114,7 +127,14 @@ export class ThreadedPty extends LocalPty {
     this.worker.unref();
   }
 
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const m of held) this.received(m);
+  }
+
   private received(m: FromPtyWorker): void {
+    if (this.held) return void this.held.push(m);
     if (m.op === 'o') {
       const text = this.decoder.write(Buffer.from(m.data));
       if (text !== '') this.emitData(text);
@@ -127,11 +147,12 @@ export class ThreadedPty extends LocalPty {
     }
   }
 
+  /** The thread is never terminated under node-pty (see dispose): it ends by itself after the exit, and no longer keeps this process alive. */
   private ended(info: PtyExit): void {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
     this.resolveExit(info);
-    void this.worker.terminate();
+    this.worker.unref();
   }
 
   private send(m: ToPtyWorker): void {

@@ -90,6 +90,8 @@ function start(o: PtySpawnOptions): void {
     exited = true;
     flush();
     post({ op: 'exit', exitCode, signal: signal ?? null });
+    // The thread ends on its own once node-pty has let go: ended from outside, a callback node-pty still had queued aborted the process.
+    port.unref();
   });
 
   port.on('message', (m: ToPtyWorker) => {
