@@ -27,6 +27,7 @@ import { actionOf, lastEpisode } from '../supervisor/evidence.js';
 import type { ResumePoint } from '../core/watchdog.js';
 import type { JobTerminal } from '../supervisor/job-terminal.js';
 import { sharedBeat, type BeatTask } from '../util/beat.js';
+import { BUDGET_CHECK_MS, nextBudgetLook } from './budget-pace.js';
 
 export interface DaemonJobDeps {
   readonly board: Board;
@@ -52,13 +53,14 @@ export interface JobLaunch {
   readonly adopt?: boolean;
 }
 
-const BUDGET_CHECK_MS = 1_000;
-
 export class DaemonJob implements JobHandle {
   private budgets: BeatTask | undefined;
   /** When the board says the job started (read once), and the token count last written to it. */
   private startedAt: number | undefined;
   private tokensWritten: number | null | undefined;
+  /** The budgets' look interval now, and what the last look saw move (see budget-pace). */
+  private budgetPaceMs = BUDGET_CHECK_MS;
+  private lastLook: { progress: number; tokens: number | undefined } | undefined;
   private liveJob: LiveJob | undefined;
   /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
   private readonly redact: Redactor;
@@ -114,8 +116,8 @@ export class DaemonJob implements JobHandle {
     if (rec.resume_from?.by && !resume) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
     // On the shared beat: a hundred jobs' checks are one wake-up a second, not a hundred.
     job.budgets = sharedBeat.every(BUDGET_CHECK_MS, () => {
-      job.guarded('budget check', () => job.checkBudgets());
-      return BUDGET_CHECK_MS;
+      job.budgetPaceMs = job.guarded('budget check', () => job.checkBudgets()) ?? BUDGET_CHECK_MS;
+      return job.budgetPaceMs;
     });
     void job.live.finished.finally(() => job.budgets?.dispose());
     return job;
@@ -227,16 +229,17 @@ export class DaemonJob implements JobHandle {
   }
 
   /** A board write that fails (SQLITE_FULL on a full disk) must not become an uncaught exception in a PTY or timer callback. */
-  private guarded(what: string, fn: () => void): void {
+  private guarded<T>(what: string, fn: () => T): T | undefined {
     try {
-      fn();
+      return fn();
     } catch (e) {
       this.deps.onLog(`${what} failed`, { job: this.id, err: String(e) });
+      return undefined;
     }
   }
 
-  /** The strictest budget wins: whichever trips first stops the job with its reason. */
-  private checkBudgets(): void {
+  /** The strictest budget wins: whichever trips first stops the job with its reason. Otherwise the ms until the next look. */
+  private checkBudgets(): number | undefined {
     const b = this.record.budgets;
     const now = this.deps.now();
     this.startedAt ??= Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
@@ -253,13 +256,23 @@ export class DaemonJob implements JobHandle {
     // The board is written only when the count moved, and read only for a job whose agent has said nothing yet.
     if (tokens && tokens !== this.tokensWritten) this.deps.board.update(this.id, { tokens_used: tokens });
     if (tokens) this.tokensWritten = tokens;
-    if (b.tokens === null) return;
-    if (this.tokensWritten === undefined) this.tokensWritten = this.deps.board.require(this.id).tokens_used;
-    const used = tokens ?? this.tokensWritten;
-    if (b.tokens !== null && used !== null && used >= b.tokens) this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
+    if (b.tokens !== null) {
+      if (this.tokensWritten === undefined) this.tokensWritten = this.deps.board.require(this.id).tokens_used;
+      const used = tokens ?? this.tokensWritten;
+      if (used !== null && used >= b.tokens) return this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
+    }
+    const moved = this.lastLook === undefined || this.lastLook.progress !== progress || this.lastLook.tokens !== tokens;
+    this.lastLook = { progress, tokens };
+    return nextBudgetLook({
+      now,
+      lastMs: this.budgetPaceMs,
+      moved,
+      ...(b.wall_ms !== null ? { wallDue: started + b.wall_ms } : {}),
+      ...(b.no_progress_ms !== null ? { noProgressDue: progress + b.no_progress_ms } : {}),
+    });
   }
 
-  private trip(cause: string, detail: string): void {
+  private trip(cause: string, detail: string): undefined {
     this.budgets?.dispose();
     this.deps.onLog('budget tripped', { job: this.id, cause, detail });
     this.pages.pageStop(cause, `${cause}: ${detail}`);

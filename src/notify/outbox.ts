@@ -86,13 +86,22 @@ export interface DeliveryStore {
 }
 
 export class Outbox implements DeliveryStore {
+  /** Prepared once: the pager asks for due rows and re-pages every second, and preparing was a fair part of an idle tick. */
+  private readonly statements = new Map<string, Sqlite.Statement>();
+
   constructor(private readonly db: Database) {
     db.exec(SCHEMA);
   }
 
+  private q(sql: string): Sqlite.Statement {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
   /** Queues `page` once per notifier; an existing (key, notifier) row is left alone. Returns rows added. */
   add(page: Page, notifiers: string[], now: number, nextAt: number): number {
-    const insert = this.db.prepare(
+    const insert = this.q(
       `INSERT OR IGNORE INTO notify_outbox (key, job, notifier, page, status, next_at, created_at)
        VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
     );
@@ -106,8 +115,7 @@ export class Outbox implements DeliveryStore {
 
   /** Starts a new round for rows delivered at least `afterMs` ago and still open. Returns rows re-queued. */
   startRepages(now: number, afterMs: number): number {
-    return this.db
-      .prepare(
+    return this.q(
         `UPDATE notify_outbox SET status = 'pending', round = round + 1, attempts = 0, next_at = ?, last_error = NULL
          WHERE status = 'delivered' AND delivered_at <= ?`,
       )
@@ -116,8 +124,7 @@ export class Outbox implements DeliveryStore {
 
   /** Rows whose time has come and that nobody is sending right now (of every notifier: the pager drops those it no longer has). */
   due(now: number, limit: number): OutboxRow[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.q(
         `SELECT * FROM notify_outbox
          WHERE status = 'pending' AND next_at <= ? AND (in_flight_until IS NULL OR in_flight_until <= ?)
          ORDER BY next_at, id LIMIT ?`,
@@ -132,8 +139,7 @@ export class Outbox implements DeliveryStore {
    */
   claim(id: number, now: number, until: number): boolean {
     return (
-      this.db
-        .prepare(
+      this.q(
           `UPDATE notify_outbox SET in_flight_until = ?
            WHERE id = ? AND status = 'pending' AND (in_flight_until IS NULL OR in_flight_until <= ?)`,
         )
@@ -143,8 +149,7 @@ export class Outbox implements DeliveryStore {
 
   /** Success. A row acked or resolved while in flight keeps that status. */
   delivered(id: number, now: number): void {
-    this.db
-      .prepare(
+    this.q(
         `UPDATE notify_outbox SET in_flight_until = NULL,
            status = CASE status WHEN 'pending' THEN 'delivered' ELSE status END,
            delivered_at = ?, last_error = NULL
@@ -155,8 +160,7 @@ export class Outbox implements DeliveryStore {
 
   /** Failure: counts the try and sets the retry time. */
   failed(id: number, error: string, nextAt: number): void {
-    this.db
-      .prepare(
+    this.q(
         `UPDATE notify_outbox SET in_flight_until = NULL, attempts = attempts + 1, last_error = ?, next_at = ?
          WHERE id = ?`,
       )
@@ -165,41 +169,40 @@ export class Outbox implements DeliveryStore {
 
   /** Postpones a due row (quiet hours) without counting a try. */
   hold(id: number, until: number): void {
-    this.db.prepare(`UPDATE notify_outbox SET next_at = ? WHERE id = ?`).run(until, id);
+    this.q(`UPDATE notify_outbox SET next_at = ? WHERE id = ?`).run(until, id);
   }
 
   drop(id: number, reason: string, now: number): void {
-    this.db
-      .prepare(`UPDATE notify_outbox SET status = 'dropped', last_error = ?, closed_at = ? WHERE id = ?`)
+    this.q(`UPDATE notify_outbox SET status = 'dropped', last_error = ?, closed_at = ? WHERE id = ?`)
       .run(reason, now, id);
   }
 
   /** Closes every open row of `job`. Returns how many episodes (keys) that closed. */
   close(job: string, status: 'acked' | 'resolved', now: number): number {
     return this.db.transaction(() => {
-      const keys = this.db.prepare(`SELECT COUNT(DISTINCT key) AS n FROM notify_outbox WHERE job = ? AND ${OPEN}`).get(job) as {
+      const keys = this.q(`SELECT COUNT(DISTINCT key) AS n FROM notify_outbox WHERE job = ? AND ${OPEN}`).get(job) as {
         n: number;
       };
-      this.db.prepare(`UPDATE notify_outbox SET status = ?, closed_at = ? WHERE job = ? AND ${OPEN}`).run(status, now, job);
+      this.q(`UPDATE notify_outbox SET status = ?, closed_at = ? WHERE job = ? AND ${OPEN}`).run(status, now, job);
       return keys.n;
     })();
   }
 
   pending(): OutboxRow[] {
-    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE status = 'pending' ORDER BY next_at, id`).all() as DbRow[]).map(fromDb);
+    return (this.q(`SELECT * FROM notify_outbox WHERE status = 'pending' ORDER BY next_at, id`).all() as DbRow[]).map(fromDb);
   }
 
   /** Rows after `id`, oldest first: what a fleet link copies to the shared outbox. */
   since(id: number, limit: number): OutboxRow[] {
-    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE id > ? ORDER BY id LIMIT ?`).all(id, limit) as DbRow[]).map(fromDb);
+    return (this.q(`SELECT * FROM notify_outbox WHERE id > ? ORDER BY id LIMIT ?`).all(id, limit) as DbRow[]).map(fromDb);
   }
 
   /** Rows closed (acked, resolved, dropped) at or after `time`. */
   closedSince(time: number): OutboxRow[] {
-    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE closed_at >= ? ORDER BY closed_at, id`).all(time) as DbRow[]).map(fromDb);
+    return (this.q(`SELECT * FROM notify_outbox WHERE closed_at >= ? ORDER BY closed_at, id`).all(time) as DbRow[]).map(fromDb);
   }
 
   history(job: string): OutboxRow[] {
-    return (this.db.prepare(`SELECT * FROM notify_outbox WHERE job = ? ORDER BY id`).all(job) as DbRow[]).map(fromDb);
+    return (this.q(`SELECT * FROM notify_outbox WHERE job = ? ORDER BY id`).all(job) as DbRow[]).map(fromDb);
   }
 }

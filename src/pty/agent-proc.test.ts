@@ -23,7 +23,7 @@ function fakeProc(pid: number, o: { argv?: string[]; exe?: string; env?: string[
 }
 
 const proc = (pid: number, comm: string, o: Partial<ProcInfo> = {}): ProcInfo => ({
-  pid, ppid: 1, pgrp: 100, tpgid: 100, comm, state: 'S', cpuTicks: 0, ioBytes: 0, ...o,
+  pid, ppid: 1, pgrp: 100, tpgid: 100, comm, state: 'S', cpuTicks: 0, ioBytes: 0, threads: 1, ...o,
 });
 
 describe('agentOfProcess (/proc fixture)', () => {

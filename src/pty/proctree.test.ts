@@ -98,9 +98,21 @@ describe('foregroundProcess', () => {
     expect(bg.pgrp).not.toBe(fg.pgrp);
   });
 
+  it("finds a child forked by another thread than the parent's main one", async () => {
+    // Each thread's children file lists only what it forked: a single-threaded fast path must not hide these.
+    const host = spawn('python3', ['-c', "import subprocess, threading; t = threading.Thread(target=lambda: subprocess.run(['sleep', '30'])); t.start(); t.join()"]);
+    const tree = await waitFor(() => {
+      const t = readProcessTree(host.pid);
+      return byComm(t, /^sleep$/) ? t : undefined;
+    }, 'the thread-forked sleep');
+    expect(tree[0]!.threads).toBeGreaterThan(1);
+    expect(byComm(tree, /^sleep$/)!.ppid).toBe(host.pid);
+    expect(byComm(tree, /^sleep$/)!.threads).toBe(1);
+  });
+
   it('prefers the deepest process of the foreground group', () => {
     const p = (pid: number, ppid: number, pgrp: number, state = 'S'): ProcInfo => ({
-      pid, ppid, pgrp, tpgid: 10, comm: `p${pid}`, state, cpuTicks: 0, ioBytes: 0,
+      pid, ppid, pgrp, tpgid: 10, comm: `p${pid}`, state, cpuTicks: 0, ioBytes: 0, threads: 1,
     });
     expect(foregroundProcess([p(10, 1, 10), p(11, 10, 10), p(12, 11, 10), p(13, 10, 13)])!.pid).toBe(12);
     expect(foregroundProcess([p(10, 1, 10), p(11, 10, 10), p(12, 11, 10, 'Z')])!.pid).toBe(11);
@@ -113,7 +125,7 @@ describe('parseStat', () => {
   it('splits at the last parenthesis', () => {
     const rest = 'S 1 42 42 34816 42 4194560 0 0 0 0 7 3 0 0 20 0 1 0 100 0 0';
     expect(parseStat(`42 (x) (y) ) ${rest}`)).toMatchObject({
-      pid: 42, comm: 'x) (y) ', state: 'S', ppid: 1, pgrp: 42, tpgid: 42, cpuTicks: 10,
+      pid: 42, comm: 'x) (y) ', state: 'S', ppid: 1, pgrp: 42, tpgid: 42, cpuTicks: 10, threads: 1,
     });
     expect(parseStat('42 (truncated')).toBeUndefined();
     expect(parseStat('')).toBeUndefined();

@@ -15,6 +15,8 @@ export interface ProcInfo {
   cpuTicks: number;
   /** read_bytes + write_bytes from /proc/PID/io; 0 when unreadable. */
   ioBytes: number;
+  /** Its threads (num_threads); 0 when the line did not say. */
+  threads: number;
 }
 
 export interface TreeSample {
@@ -32,13 +34,12 @@ export interface TreeSample {
 export function readProcessTree(rootPid: number, procRoot = '/proc'): ProcInfo[] {
   const root = readStat(procRoot, rootPid);
   if (root === undefined) return [];
-  const childrenOf = existsSync(`${procRoot}/${rootPid}/task/${rootPid}/children`)
-    ? (pid: number) => childrenFromTasks(procRoot, pid)
-    : childrenFromScan(procRoot);
+  const scan = hasChildrenFiles(procRoot, rootPid) ? undefined : childrenFromScan(procRoot);
+  const childrenOf = (p: ProcInfo) => (scan ? scan(p.pid) : childrenFromTasks(procRoot, p));
   const tree: ProcInfo[] = [root];
   const seen = new Set([rootPid]);
   for (let i = 0; i < tree.length; i++) {
-    for (const pid of childrenOf(tree[i]!.pid)) {
+    for (const pid of childrenOf(tree[i]!)) {
       if (seen.has(pid)) continue;
       seen.add(pid);
       const info = readStat(procRoot, pid);
@@ -103,6 +104,7 @@ export function parseStat(text: string): ProcInfo | undefined {
     state: f[0]!,
     cpuTicks: Number(f[11]) + Number(f[12]),
     ioBytes: 0,
+    threads: Number(f[17] ?? 0) || 0,
   };
 }
 
@@ -111,21 +113,38 @@ function readStat(procRoot: string, pid: number): ProcInfo | undefined {
   return text === undefined ? undefined : parseStat(text);
 }
 
+const READ_BYTES = /^read_bytes:\s*(\d+)/m;
+const WRITE_BYTES = /^write_bytes:\s*(\d+)/m;
+
 /** /proc/PID/io needs ptrace access; other users' processes read as 0. */
 function readIoBytes(procRoot: string, pid: number): number {
   const text = readOrUndefined(`${procRoot}/${pid}/io`);
   if (text === undefined) return 0;
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return field('read_bytes') + field('write_bytes');
+  return Number(READ_BYTES.exec(text)?.[1] ?? 0) + Number(WRITE_BYTES.exec(text)?.[1] ?? 0);
+}
+
+/** Whether the kernel has CONFIG_PROC_CHILDREN: asked once per /proc, since a sampler reads trees for hours. */
+const childrenFiles = new Map<string, boolean>();
+function hasChildrenFiles(procRoot: string, pid: number): boolean {
+  let has = childrenFiles.get(procRoot);
+  if (has === undefined) {
+    has = existsSync(`${procRoot}/${pid}/task/${pid}/children`);
+    // Only a yes is kept: a no may be a process that exited between its stat and this look.
+    if (has) childrenFiles.set(procRoot, has);
+  }
+  return has;
 }
 
 /**
  * Children via /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN). Each
- * thread lists only the children it forked itself, so all threads are read.
+ * thread lists only the children it forked itself, so all threads are read;
+ * a single-threaded process (most shells and tools) has just its own file,
+ * which spares listing the task folder on every sample.
  */
-function childrenFromTasks(procRoot: string, pid: number): number[] {
+function childrenFromTasks(procRoot: string, p: ProcInfo): number[] {
   const out: number[] = [];
-  for (const tid of listOrEmpty(`${procRoot}/${pid}/task`)) {
+  const pid = p.pid;
+  for (const tid of p.threads === 1 ? [String(pid)] : listOrEmpty(`${procRoot}/${pid}/task`)) {
     const text = readOrUndefined(`${procRoot}/${pid}/task/${tid}/children`);
     if (text === undefined) continue;
     for (const word of text.split(' ')) {
