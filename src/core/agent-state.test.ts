@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
-import type { Signal } from './watchdog-types.js';
+import { KNOWN_DIALOG_SETTLE_MS, type Signal } from './watchdog-types.js';
 import { agentStateMarker, parseAgentStateMarker, type AgentState } from './agent-state.js';
 import { parseMarker } from './tool-events.js';
 
@@ -56,7 +56,7 @@ describe('agent states in the watchdog (issue 9.3)', () => {
     expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'claude-code-permission' });
     h.at(4_000, h.screen('● Bash(touch made.txt)\n  ⎿  Interrupted · What should Claude do instead?\n\n❯ '));
     h.at(60_000);
-    expect(h.states().slice(1)).toEqual(['0:running:started', '2510:blocked:prompt', '4000:running:prompt-cleared']);
+    expect(h.states().slice(1)).toEqual(['0:running:started', `${1_010 + KNOWN_DIALOG_SETTLE_MS}:blocked:prompt`, '4000:running:prompt-cleared']);
   });
 
   it('ends when the agent says it works again, or when its tool call finishes; a start of the asked-about call does not end it', () => {

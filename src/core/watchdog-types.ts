@@ -30,6 +30,18 @@ export const SCREEN_SAMPLE_MS = 100;
 export const EARLY_SETTLE_MS = 250;
 
 /**
+ * A dialog a rule names (its own words, at the bottom of the screen, near
+ * the cursor) needs less stillness than a structure no rule names: the
+ * settle only has to tell a dialog that waits from a frame in passing, and
+ * a working agent redraws its busy line several times a second, so one
+ * still second is five or more redraws missed. 1.5 s (the settle for the
+ * rest) put the live detection of a known dialog at 1.51 s; the issue's
+ * goal is a median of 1.5 s. A dialog that no rule names keeps the full
+ * settle, since its structure alone is weaker evidence.
+ */
+export const KNOWN_DIALOG_SETTLE_MS = 1_000;
+
+/**
  * An agent's own "waiting for permission" (a documented hook) blocks after
  * this grace unless a rule's prompt is on screen by then: the hook may fire
  * a frame before the dialog is drawn, and a rule that names the dialog

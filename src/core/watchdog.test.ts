@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import type { Signal } from './watchdog-types.js';
+import { KNOWN_DIALOG_SETTLE_MS, type Signal } from './watchdog-types.js';
 
 const MIN = 60_000;
 
@@ -36,7 +36,7 @@ describe('Watchdog', () => {
     for (let t = 0; t <= 1_800; t += 600) h.at(1_000 + t, h.screen(dialog(t % 1_200 === 0 ? '●' : ' '), 'below'));
     expect(h.wd.state).toBe('blocked');
     expect(h.wd.reason.rule).toBe('claude-code-permission');
-    expect(h.wd.history.at(-1)!.t).toBe(2_500);
+    expect(h.wd.history.at(-1)!.t).toBe(1_000 + KNOWN_DIALOG_SETTLE_MS);
   });
 
   it('one escalate per episode, however long it waits', () => {
@@ -293,22 +293,24 @@ describe('Watchdog', () => {
       expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'generic-yes-no' });
     });
 
-    it.each([
-      ['without the terminal read', false, 'Continue with the upgrade? [y/N] ', undefined, 'generic-yes-no'],
-      [
-        'for a dialog rule (cursor: any), even while its program reads the terminal',
-        true,
-        ' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel · Tab to amend',
-        'below' as const,
-        'claude-code-permission',
-      ],
-    ])('%s the settle time stays', (_what, reading, text, cursor, rule) => {
+    it('without the terminal read the settle time stays', () => {
       const h = harness();
-      h.at(900, { kind: 'tty-read', reading });
-      h.at(1_000, h.screen(text, cursor));
-      h.at(2_400);
+      h.at(900, { kind: 'tty-read', reading: false });
+      h.at(1_000, h.screen('Continue with the upgrade? [y/N] '));
+      h.at(2_499);
       expect(h.wd.state).toBe('running');
       h.at(2_500);
+      expect(h.wd.reason).toMatchObject({ code: 'prompt', rule: 'generic-yes-no' });
+    });
+
+    it('a dialog a rule names (cursor: any) settles in its own time, not the early one, even while its program reads the terminal', () => {
+      const h = harness();
+      h.at(900, { kind: 'tty-read', reading: true });
+      h.at(1_000, h.screen(' Bash command\n\n   touch made.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel · Tab to amend', 'below'));
+      h.at(1_000 + KNOWN_DIALOG_SETTLE_MS - 1);
+      expect(h.wd.state).toBe('running');
+      h.at(1_000 + KNOWN_DIALOG_SETTLE_MS);
+      const rule = 'claude-code-permission';
       expect(h.wd.reason).toMatchObject({ code: 'prompt', rule });
     });
   });

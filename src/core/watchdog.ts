@@ -17,6 +17,7 @@ import { AgentWait } from './agent-wait.js';
 import {
   DEFAULT_WATCHDOG,
   EARLY_SETTLE_MS,
+  KNOWN_DIALOG_SETTLE_MS,
   type Action,
   type PromptResponder,
   type Signal,
@@ -391,10 +392,15 @@ export class Watchdog {
     return this.sm.state === 'blocked' && this.sm.reason.code.startsWith(PROBE_BLOCK);
   }
 
-  /** A line prompt (cursor on its line) whose program sits in a terminal read settles early; any other keeps the settle time. */
+  /**
+   * A line prompt (cursor on its line) whose program sits in a terminal read
+   * settles early; a dialog a rule names settles in KNOWN_DIALOG_SETTLE_MS;
+   * any other keeps the settle time. Never longer than the configured settle.
+   */
   private settleFor(c: Candidate): number {
     const linePrompt = (c.match.rule.cursor ?? 'same-line') === 'same-line';
-    return linePrompt && this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
+    if (linePrompt) return this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
+    return Math.min(KNOWN_DIALOG_SETTLE_MS, this.config.settleMs);
   }
 
   private waitsForPerson(): boolean {
