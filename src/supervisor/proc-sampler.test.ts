@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { killTree } from '../../test/helpers/pty-tree.js';
+import { PtyHost } from '../pty/host.js';
+import { readsTerminal } from '../pty/tty-read.js';
 import { Beat } from '../util/beat.js';
 import { MAX_SAMPLE_MS, ProcSampler, spread } from './proc-sampler.js';
 import { SystemClock } from './system-clock.js';
@@ -48,5 +52,40 @@ describe('ProcSampler: reads a quiet tree ever less often', () => {
       expect(s).toBeLessThanOrEqual(MAX_SAMPLE_MS);
     }
     expect(spread(8_000, 4242)).toBe(spread(8_000, 4242));
+  });
+});
+
+describe('ProcSampler: whether the foreground reads the terminal', () => {
+  let host: PtyHost | undefined;
+  afterEach(() => {
+    vi.useRealTimers();
+    if (host) killTree(host);
+    host = undefined;
+  });
+
+  it('a periodic reading of an unchanged foreground process keeps the answer; an asked reading looks afresh', async () => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
+    host = PtyHost.spawn({ command: 'bash', args: ['-c', 'read -p "Continue? [y/N] " a'], cwd: tmpdir(), env, cols: 80, rows: 24 });
+    const pid = host.pid;
+    const deadline = Date.now() + 10_000;
+    while (readsTerminal(pid, 'S') !== true) {
+      if (Date.now() > deadline) throw new Error('bash never sat in its read');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    let looks = 0;
+    const answers: boolean[] = [];
+    const sampler = new ProcSampler(pid, new SystemClock(), { busy: () => undefined, foreground: () => undefined, ttyRead: (r) => answers.push(r) }, {}, new Beat(5), (p, state) => {
+      looks++;
+      return readsTerminal(p, state);
+    });
+    sampler.start(20);
+    vi.advanceTimersByTime(1_000);
+    // One look at the start; the periodic readings of a bash still in its read (same pid, state, ticks) reuse it.
+    expect(looks).toBe(1);
+    expect(answers).toEqual([true]);
+    sampler.sampleNow();
+    expect(looks).toBe(2);
+    sampler.stop();
   });
 });

@@ -40,6 +40,8 @@ export class ProcSampler {
   private task: BeatTask | undefined;
   private lastForeground: string | null | undefined;
   private lastReading: boolean | undefined;
+  /** The foreground process's pid, state and CPU ticks at the last terminal-read check. */
+  private lastReadKey = '';
   private lastPids = '';
   private baseMs = 1_000;
   private intervalMs = 1_000;
@@ -51,6 +53,7 @@ export class ProcSampler {
     private readonly events: SamplerEvents,
     options: Partial<ProcActivityOptions> = {},
     private readonly beat: Beat = sharedBeat,
+    private readonly ttyRead: typeof readsTerminal = readsTerminal,
   ) {
     this.activity = new ProcActivity(options);
   }
@@ -59,7 +62,7 @@ export class ProcSampler {
     this.baseMs = this.intervalMs = everyMs;
     this.sample();
     this.task = this.beat.every(everyMs, () => {
-      const changed = this.sample();
+      const changed = this.sample(false);
       this.intervalMs = changed ? this.baseMs : Math.min(MAX_SAMPLE_MS, this.intervalMs * 2);
       return this.intervalMs === this.baseMs ? this.baseMs : spread(this.intervalMs, this.rootPid);
     });
@@ -88,8 +91,16 @@ export class ProcSampler {
     if (due !== undefined && due - Date.now() > this.baseMs) this.task.reschedule(this.baseMs);
   }
 
-  /** True when anything it reports, or the set of processes, changed. */
-  private sample(): boolean {
+  /**
+   * True when anything it reports, or the set of processes, changed.
+   * `asked`: a decision wants this reading (a prompt appeared, a deadline is
+   * judged), so whether the foreground reads the terminal is looked up
+   * afresh. A periodic reading skips that look (three more /proc files, a
+   * third of a sample's cost) while the foreground process has the same pid,
+   * state and CPU ticks: one that went from its read to another wait without
+   * a tick of CPU is seen at the next asked reading, which every prompt gets.
+   */
+  private sample(asked = true): boolean {
     this.lastSampleAt = this.clock.now();
     const tree = readProcessTree(this.rootPid);
     if (tree.length === 0) return false;
@@ -107,7 +118,10 @@ export class ProcSampler {
       this.events.foreground(fg);
       changed = true;
     }
-    const reading = fgProc ? (readsTerminal(fgProc.pid, fgProc.state) ?? false) : false;
+    const readKey = fgProc ? `${fgProc.pid}:${fgProc.state}:${fgProc.cpuTicks}` : '';
+    const same = !asked && readKey === this.lastReadKey && this.lastReading !== undefined;
+    const reading = same ? this.lastReading! : fgProc ? (this.ttyRead(fgProc.pid, fgProc.state) ?? false) : false;
+    this.lastReadKey = readKey;
     if (reading !== this.lastReading) {
       this.lastReading = reading;
       this.events.ttyRead?.(reading);
