@@ -108,11 +108,6 @@ export class Board {
     return this.db.transaction(() => this.move(this.requireRow(idOrName), state, reason, time)).immediate();
   }
 
-  /** Runs `fn`'s writes as one commit: one wait for the disk instead of one per write (a write that throws inside is undone alone if `fn` catches it). */
-  batch<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
   update(idOrName: string, fields: JobFields): JobRecord {
     const has = (k: keyof JobFields): number => (Object.hasOwn(fields, k) && fields[k] !== undefined ? 1 : 0);
     if (has('tokens_used') && fields.tokens_used !== null && !(Number.isSafeInteger(fields.tokens_used) && fields.tokens_used! >= 0)) {

@@ -1,21 +1,20 @@
 /**
  * A board job's row, as a sink of its events: each transition moves it
- * (done with its exit), and output is its last activity, stamped at most
- * every ACTIVITY_WRITE_MS (with the daemon's ActivityWrites, all jobs'
- * stamps in one commit).
+ * (done with its exit), and output is its last activity, written at most
+ * every ACTIVITY_WRITE_MS.
  */
 import { exitStatus, wireReason } from '../core/outcome.js';
 import type { Transition } from '../core/task-state.js';
 import type { Board } from '../board/board.js';
 import type { JobEvent, JobSink } from '../supervisor/job-sinks.js';
-import { ACTIVITY_WRITE_MS, type ActivityWrites } from './activity-writes.js';
+
+// Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
+const ACTIVITY_WRITE_MS = 2_000;
 
 export interface BoardSinkDeps {
   readonly board: Board;
   readonly now: () => number;
   readonly onLog: (msg: string, fields?: object) => void;
-  /** Where stamps are gathered into one commit; without it each is written at once. */
-  readonly activity?: ActivityWrites;
 }
 
 export class BoardSink implements JobSink {
@@ -35,13 +34,11 @@ export class BoardSink implements JobSink {
   progress(at: number): void {
     if (at - this.lastActivityWrite < ACTIVITY_WRITE_MS) return;
     this.lastActivityWrite = at;
-    if (this.deps.activity) this.deps.activity.touch(this.id, at);
-    else this.deps.board.update(this.id, { last_activity: new Date(at).toISOString() });
+    this.deps.board.update(this.id, { last_activity: new Date(at).toISOString() });
   }
 
   private transition(t: Transition): void {
     try {
-      if (t.to === 'done') this.deps.activity?.settle(this.id);
       this.deps.board.transition(this.id, t.to, wireReason(t.reason), t.t);
       if (t.to === 'done') this.deps.board.update(this.id, { exit: { code: exitStatus(t.reason), signal: t.reason.signal ?? null } });
     } catch (e) {

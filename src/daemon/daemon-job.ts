@@ -27,7 +27,6 @@ import { actionOf, lastEpisode } from '../supervisor/evidence.js';
 import type { ResumePoint } from '../core/watchdog.js';
 import type { JobTerminal } from '../supervisor/job-terminal.js';
 import { sharedBeat, type BeatTask } from '../util/beat.js';
-import type { ActivityWrites } from './activity-writes.js';
 import { BUDGET_CHECK_MS, nextBudgetLook } from './budget-pace.js';
 
 export interface DaemonJobDeps {
@@ -40,8 +39,6 @@ export interface DaemonJobDeps {
   readonly config: WatchdogConfig;
   readonly now: () => number;
   readonly onLog: (msg: string, fields?: object) => void;
-  /** Gathers the jobs' last-activity stamps into one commit (the daemon's); without it each is written at once. */
-  readonly activity?: ActivityWrites;
   /** The recording cap (bytes), when the daemon was given one. */
   readonly recordingCap?: number;
   /** A job file could not be written (a full disk); the daemon pages and makes room. */

@@ -13,7 +13,6 @@ import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
-import { ActivityWrites } from './activity-writes.js';
 import { LoopDelay } from './loop-delay.js';
 import type { Logger } from '../supervisor/logger.js';
 import { describeError } from '../util/errors.js';
@@ -103,8 +102,6 @@ export class Daemon {
   private resolveStopped!: () => void;
   private shuttingDown = false;
   private readonly disk: DiskGuard;
-  /** Every job's last-activity stamps, one commit for all (see activity-writes). */
-  private readonly activity: ActivityWrites;
   /** Counted from the daemon's start (status reports it). */
   readonly loopDelay = new LoopDelay();
   /**
@@ -134,7 +131,6 @@ export class Daemon {
     this.paths = daemonPaths(opts.stateDir);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     this.disk = new DiskGuard(this.paths.runDir);
-    this.activity = new ActivityWrites(board, (msg, fields) => log.warn(fields ?? {}, msg));
     const short = this.disk.reserve();
     if (short) {
       log.warn({ problem: short }, 'disk is short');
@@ -301,7 +297,6 @@ export class Daemon {
         config: this.opts.config,
         now: () => Date.now(),
         onLog: (msg, fields) => this.log.warn(fields ?? {}, msg),
-        activity: this.activity,
         ...(this.opts.recordingCap ? { recordingCap: this.opts.recordingCap } : {}),
         onDiskProblem: (job, file, e) => this.diskProblem(job, file, e),
         onCoverage: (job, c) => {
@@ -452,7 +447,6 @@ export class Daemon {
     await this.bundles.dispose();
     this.disk.dispose();
     this.host.close();
-    this.activity.dispose();
     this.board.close();
     this.loopDelay.stop();
     this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');
