@@ -128,7 +128,7 @@ describe.skipIf(skipCodexTests())('Codex 0.171.0 notify, live', () => {
     const idle = await until(
       () => readJsonl(join(dir, 'log.jsonl')).find((r) => r.msg === 'agent idle (codex-notify:agent-turn-complete)'),
       START,
-      'an idle state from notify',
+      () => `an idle state from notify${p.story()}`,
     );
     expect(idle.agent_state).toEqual({ state: 'idle', source: 'codex-notify', detail: 'agent-turn-complete', hint: false });
     expect(readFileSync(join(dir, 'agent-signals.jsonl'), 'utf8')).toContain('"last-assistant-message":"Hello from the fake model."');

@@ -295,7 +295,7 @@ describe('responder: never answers', () => {
 
     p.write('n\r');
     const exit = await p.waitExit(SOON);
-    expect(exit.code).toBe(0);
+    expect(exit.code, p.story()).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('keep me\n');
     expect(actions(p).map((a) => a.kind)).toEqual(['escalate']);
     expect(inputs(await recording(dir)).map((e) => e.data)).toEqual(['n\r']);

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jobStory } from './job-story.js';
 import { until } from './until.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -143,7 +144,7 @@ export class CliProcess {
         return undefined;
       };
       const timer = setTimeout(
-        () => done(() => reject(new Error(`no ${what} within ${ms} ms; stderr so far:\n${this.stderr}`))),
+        () => done(() => reject(new Error(`no ${what} within ${ms} ms; stderr so far:\n${this.stderr}${this.story()}`))),
         ms,
       );
       const done = (f: () => void) => {
@@ -165,13 +166,19 @@ export class CliProcess {
     return JSON.parse(line) as JsonLine;
   }
 
+  /** What the job of a `run --json` did (its log and screen), for a failure message; empty before its `job` line. */
+  story(): string {
+    const intro = this.stderrLines.map(tryJson).find((o) => o?.type === 'job');
+    return typeof intro?.dir === 'string' ? jobStory(intro.dir) : '';
+  }
+
   /** The exit, or a rejection (and a kill) after `ms`. */
   async waitExit(ms: number): Promise<Exit> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.child.kill('SIGKILL');
-        reject(new Error(`did not exit within ${ms} ms; stderr:\n${this.stderr}`));
+        reject(new Error(`did not exit within ${ms} ms; stderr:\n${this.stderr}${this.story()}`));
       }, ms);
     });
     try {
