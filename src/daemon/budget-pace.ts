@@ -8,6 +8,8 @@
  * second. A cap still trips on time: the next look is never later than the
  * wall or no-progress deadline (on the beat's grid, as before).
  */
+import { backOff } from '../util/beat.js';
+
 export const BUDGET_CHECK_MS = 1_000;
 /** The board's last-progress column of a job that wakes after a quiet spell is at most this late. */
 export const BUDGET_IDLE_MS = 8_000;
@@ -25,7 +27,7 @@ export interface BudgetLook {
 }
 
 export function nextBudgetLook(l: BudgetLook): number {
-  const paced = l.moved ? BUDGET_CHECK_MS : Math.min(BUDGET_IDLE_MS, l.lastMs * 2);
+  const paced = backOff(l.lastMs, l.moved, BUDGET_CHECK_MS, BUDGET_IDLE_MS);
   const due = Math.min(l.wallDue ?? Infinity, l.noProgressDue ?? Infinity) - l.now;
   return Math.max(BUDGET_CHECK_MS, Math.min(paced, due));
 }

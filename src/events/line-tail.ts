@@ -9,7 +9,7 @@
  */
 import { open as openFile, stat as statFile, type FileHandle } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'chokidar';
-import { beatFor, type BeatTask } from '../util/beat.js';
+import { backOff, beatFor, type BeatTask } from '../util/beat.js';
 
 export interface TailHandlers {
   line(text: string, lineNo: number): void;
@@ -61,7 +61,7 @@ export class LineTail {
       tail.poll = beatFor(safetyPollMs).every(safetyPollMs, () => {
         const offset = tail.offset;
         void tail.pollOnce().then(() => {
-          tail.pollEveryMs = tail.offset !== offset ? safetyPollMs : Math.min(safetyCeiling(safetyPollMs), tail.pollEveryMs * 2);
+          tail.pollEveryMs = backOff(tail.pollEveryMs, tail.offset !== offset, safetyPollMs, safetyCeiling(safetyPollMs));
         });
         // Backed off, each file at its own pace (50-100 %): files opened together must not all be polled in one second.
         return tail.pollEveryMs === safetyPollMs ? safetyPollMs : Math.round(tail.pollEveryMs * (0.5 + 0.5 * Math.random()));

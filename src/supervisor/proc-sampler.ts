@@ -3,7 +3,7 @@ import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js
 import type { Clock } from '../core/clock.js';
 import { foregroundProcess, readProcessTree, summarizeTree, type ProcInfo } from '../pty/proctree.js';
 import { readsTerminal } from '../pty/tty-read.js';
-import { sharedBeat, type Beat, type BeatTask } from '../util/beat.js';
+import { backOff, sharedBeat, type Beat, type BeatTask } from '../util/beat.js';
 
 export interface SamplerEvents {
   busy(busy: boolean): void;
@@ -63,7 +63,7 @@ export class ProcSampler {
     this.sample();
     this.task = this.beat.every(everyMs, () => {
       const changed = this.sample(false);
-      this.intervalMs = changed ? this.baseMs : Math.min(MAX_SAMPLE_MS, this.intervalMs * 2);
+      this.intervalMs = backOff(this.intervalMs, changed, this.baseMs, MAX_SAMPLE_MS);
       return this.intervalMs === this.baseMs ? this.baseMs : spread(this.intervalMs, this.rootPid);
     });
   }

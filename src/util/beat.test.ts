@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Beat } from './beat.js';
+import { backOff, Beat } from './beat.js';
 
 describe('Beat', () => {
   afterEach(() => vi.useRealTimers());
@@ -49,5 +49,14 @@ describe('Beat', () => {
     expect(good).toBe(3);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]![0])).toMatch(/boom/);
+  });
+});
+
+describe('backOff', () => {
+  it('doubles while nothing changes, up to the cap, and is back at the base on a change', () => {
+    const steps: number[] = [];
+    let ms = 1000;
+    for (const changed of [false, false, false, false, false, true, false]) steps.push((ms = backOff(ms, changed, 1000, 8000)));
+    expect(steps).toEqual([2000, 4000, 8000, 8000, 8000, 1000, 2000]);
   });
 });

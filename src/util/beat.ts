@@ -136,3 +136,13 @@ export function beatFor(periodMs: number): Beat {
   if (!beat) fine.set(periodMs, (beat = new Beat(Math.max(1, periodMs))));
   return beat;
 }
+
+/**
+ * The next period of a check that backs off while it learns nothing: back
+ * to `baseMs` once something changed, else twice the last, up to `maxMs`.
+ * The /proc sampler, the file safety polls and the budget looks all pace
+ * themselves this way, so a hundred quiet jobs cost next to nothing.
+ */
+export function backOff(lastMs: number, changed: boolean, baseMs: number, maxMs: number): number {
+  return changed ? baseMs : Math.min(maxMs, lastMs * 2);
+}
