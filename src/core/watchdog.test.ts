@@ -114,6 +114,19 @@ describe('Watchdog', () => {
     expect(h.wd.actions).toHaveLength(0);
   });
 
+  it('a quiet spell ends when the screen moves again: running/screen, not a stale "quiet"', () => {
+    const h = harness();
+    h.at(0, h.screen('$ make\ncc -O2 -c big.c', 'below'));
+    h.at(5_000, { kind: 'proc', busy: true });
+    h.at(4 * MIN);
+    expect(h.wd.reason.code).toBe('quiet-child-busy');
+    h.at(4 * MIN + 10, h.screen('$ make\ncc -O2 -c big.c\ncc -O2 -c small.c', 'below'));
+    expect(h.states().slice(-2)).toEqual([`${3 * MIN}:running:quiet-child-busy`, `${4 * MIN + 10}:running:screen`]);
+    h.at(4 * MIN + 20, h.screen('$ make\ncc -O2 -c big.c\ncc -O2 -c small.c\nld', 'below'));
+    expect(h.states()).toHaveLength(new Set(h.states()).size);
+    expect(h.states().at(-1)).toBe(`${4 * MIN + 10}:running:screen`);
+  });
+
   it('quiet with a tool call in flight stays running', () => {
     const h = harness();
     h.at(0, h.screen('● Bash(npm test)', 'below'));

@@ -237,6 +237,8 @@ export class Watchdog {
     this.onDialog(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
     if (fresh && this.sm.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
+    // A quiet spell is over once the screen moves again: the board must not say "quiet" of a job that prints.
+    if (fresh && this.sm.state === 'running' && this.sm.reason.code.startsWith('quiet-')) this.restate({ code: 'screen' }, now);
   }
 
   /**

@@ -38,11 +38,12 @@ describe('keepLastWords: the output a child printed right before it exited', () 
   it('is kept when the terminal reports end-of-file before the child is reaped (a loaded machine)', async () => {
     // Under load the master's read() can return 0 while the kernel still holds output, and the stream
     // ends and destroys itself before node-pty reaps the child. The 0 cannot be forced here, so the test
-    // ends the stream the way libuv does (push(null)) while 3000 lines wait unread in the terminal.
+    // ends the stream the way libuv does (push(null)) while 3000 lines wait unread in the terminal. The close
+    // waits for the child's exit (see the next test), and the reads then find every line.
     const dir = mkdtempSync(join(tmpdir(), 'ns-lastwords-'));
     const [go, printed] = [join(dir, 'go'), join(dir, 'printed')];
     // Gated by a file, not by typing: input typed before the shell is up is a race of its own.
-    const pty: IPty = spawn('sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.01; done; seq 1 3000; touch ${printed}; sleep 5`], { cols: 80, rows: 24, encoding: null });
+    const pty: IPty = spawn('sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.01; done; seq 1 3000; touch ${printed}; sleep 1`], { cols: 80, rows: 24, encoding: null });
     keepLastWords(pty);
     let out = '';
     pty.onData((d) => (out += (d as unknown as Buffer).toString('utf8')));
@@ -63,6 +64,19 @@ describe('keepLastWords: the output a child printed right before it exited', () 
     const lines = out.split('\r\n').filter((l) => /^\d+$/.test(l));
     expect(lines).toHaveLength(3000);
     expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
+  });
+
+  it('leaves the terminal open until the child is reaped: one that closed its end before exiting gets no SIGHUP', async () => {
+    // `rm -i` answered "n" closes stdin and stdout in an atexit handler, then exits 0; the master saw the terminal end
+    // in between, closed, and the kernel's hang-up killed rm (reported SIGHUP, exit 129). The sleep widens that window.
+    for (const encoding of [null, 'utf8'] as const) {
+      const pty: IPty = spawn('bash', ['-c', 'echo bye; exec 0<&- 1>&- 2>&-; sleep 0.3; exit 3'], { cols: 80, rows: 24, encoding });
+      keepLastWords(pty);
+      let out = '';
+      pty.onData((d) => (out += typeof d === 'string' ? d : (d as unknown as Buffer).toString('utf8')));
+      const e = await new Promise<{ exitCode: number; signal?: number }>((resolve) => pty.onExit(resolve));
+      expect({ ...e, out }).toEqual({ exitCode: 3, signal: 0, out: 'bye\r\n' });
+    }
   });
 
   it('comes as strings for a terminal spawned with an encoding, a character split across reads kept whole', async () => {

@@ -19,6 +19,10 @@
  * stream ends and destroys itself, often before node-pty's thread has reaped
  * the child. A destroy after that end-of-file drains too: the reads found
  * the rest every time.
+ *
+ * Closing the master early has a cost of its own: the kernel hangs the
+ * terminal up and SIGHUPs a child that closed its end and has not exited
+ * yet. So the master stays open until node-pty has reaped the child.
  */
 import { readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
@@ -37,19 +41,20 @@ interface PtyInternals {
     readableEnded: boolean;
   };
   _fd?: number;
+  once?: (event: string, listener: (...a: unknown[]) => void) => void;
 }
 
 /** Call right after spawn, before any output can be lost. Throws if node-pty's internals moved (a new version): a loud start beats silent loss. */
 export function keepLastWords(pty: IPty): void {
-  const { _socket: socket, _fd: fd } = pty as unknown as PtyInternals;
-  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number') {
-    throw new Error('node-pty internals changed (_socket, _fd): the last output of an exiting job could be lost; check src/pty/last-words.ts against this node-pty version');
+  const internals = pty as unknown as PtyInternals;
+  const { _socket: socket, _fd: fd } = internals;
+  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number' || typeof internals.once !== 'function') {
+    throw new Error('node-pty internals changed (_socket, _fd, once): the last output of an exiting job could be lost; check src/pty/last-words.ts against this node-pty version');
   }
   const destroy = socket.destroy;
-  socket.destroy = function (this: unknown, ...args: unknown[]) {
+  let deferred = false;
+  const close = (self: unknown, args: unknown[]): unknown => {
     socket.destroy = destroy;
-    // A destroy while the child lives and the terminal is open (dispose of a running job) is a hang-up, not an exit: nothing to keep.
-    if (!socket.readableEnded && !reaped(pty.pid)) return destroy.apply(this, args);
     // Readable.read() emits 'data' for what it returns, which node-pty forwards to onData.
     while (socket.read() !== null);
     // A pty spawned with an encoding hands its listeners strings: so do the last words.
@@ -58,7 +63,31 @@ export function keepLastWords(pty: IPty): void {
     drainFd(fd, (chunk) => socket.emit('data', decoder ? decoder.write(chunk) : chunk));
     const rest = decoder?.end();
     if (rest) socket.emit('data', rest);
-    return destroy.apply(this, args);
+    return destroy.apply(self, args);
+  };
+  socket.destroy = function (this: unknown, ...args: unknown[]) {
+    if (reaped(pty.pid)) return close(this, args);
+    // A destroy while the child lives and the terminal is open (dispose of a running job) is a hang-up, not an exit: nothing to keep.
+    if (!socket.readableEnded && !(args[0] instanceof Error)) {
+      socket.destroy = destroy;
+      return destroy.apply(this, args);
+    }
+    // The terminal ended (end-of-file, EIO) under a child not yet reaped: it closed its last descriptor of the terminal and
+    // lives on, most often on its way out (coreutils close stdin and stdout in an atexit handler). Closing the master now
+    // hangs the terminal up, and the kernel's SIGHUP kills it mid-exit: `rm -i` answered "n" was reported killed by
+    // SIGHUP. The master stays open until the child is reaped.
+    deferred = true;
+    return this;
+  };
+  // node-pty hears of the reap on a thread of its own, then waits for the socket to close (once 'close'); after
+  // DESTROY_SOCKET_TIMEOUT_MS it destroys it itself. A deferred close is done at once instead.
+  const once = internals.once;
+  internals.once = function (this: unknown, event: string, listener: (...a: unknown[]) => void) {
+    once.call(this, event, listener);
+    if (event === 'close' && deferred) {
+      deferred = false;
+      close(socket, []);
+    }
   };
 }
 

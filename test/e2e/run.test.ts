@@ -243,6 +243,14 @@ describe('nightshift run: exit codes', () => {
     expect((await readCast(join(dir!, 'recording.cast'))).events.at(-1)).toMatchObject({ code: 'm', data: 'exit:7' });
   });
 
+  it('a job that closes its terminal before it exits keeps its own exit code: no hang-up from nightshift', async () => {
+    // As `rm -i` does in its atexit handler: the terminal ends under a living child, which must not be SIGHUPed for it.
+    const state = tempDir();
+    const r = await runCli(['run', '--json', '--state', state, '--', 'bash', '-c', 'echo closing; exec 0<&- 1>&- 2>&-; sleep 0.5; exit 5']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(JSON.parse(r.stderrLines.at(-1)!)).toMatchObject({ type: 'state', state: 'done', reason: 'exit', exit_code: 5, signal: null });
+  });
+
   it('a job killed by a signal: 128+n, and the done state names the signal', async () => {
     const state = tempDir();
     const r = await runCli(['run', '--json', '--state', state, '--', 'bash', '-c', 'kill -TERM $$']);
