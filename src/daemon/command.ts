@@ -116,7 +116,12 @@ export class Commands {
   /** Runs `name`: InputError for an unknown command or bad arguments, HandlerError when the handler breaks. */
   async run(name: string, args: unknown, ctx: CallContext): Promise<unknown> {
     const { cmd, parsed } = this.checked(name, args);
-    return this.guard(name, () => cmd.handler(this.daemon(), parsed, ctx));
+    try {
+      return await this.guard(name, () => cmd.handler(this.daemon(), parsed, ctx));
+    } finally {
+      // The board is written behind (write-behind.ts): a reply waits until what it reports is on disk.
+      await this.daemon().durable();
+    }
   }
 
   /** The command and its arguments as its schema reads them; InputError when either is wrong. */

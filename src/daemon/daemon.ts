@@ -8,7 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
-import { Board, openDatabase } from '../board/board.js';
+import { Board } from '../board/board.js';
+import { WriteBehind, type WriteFailure } from '../board/write-behind.js';
 import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
@@ -117,6 +118,8 @@ export class Daemon {
   private constructor(
     readonly opts: DaemonOptions,
     readonly board: Board,
+    /** Where the board's writes go to disk, behind the daemon's back (write-behind.ts). */
+    private readonly store: WriteBehind,
     readonly pager: Pager,
     readonly bundles: DaemonBundles,
     readonly log: Logger,
@@ -144,6 +147,7 @@ export class Daemon {
     const lock = DaemonLock.acquire(paths.lock);
     let bundles: DaemonBundles | undefined;
     let daemon: Daemon | undefined;
+    let store: WriteBehind | undefined;
     try {
       // The log redacts each job's own secrets, so it opens after the board; reloads only report once it is up.
       let log: Logger | undefined;
@@ -158,7 +162,8 @@ export class Daemon {
       await bundles.for();
       const notify: NotifyConfig = existsSync(paths.config) ? await loadNotifyConfig(paths.config) : loadNotifyConfig.empty();
       const startup = await startupReport(notify, process.env);
-      const db = openDatabase(opts.stateDir);
+      store = WriteBehind.open(opts.stateDir, (f) => daemon?.boardNotWritten(f));
+      const db = store.db;
       const board = new Board(db);
       log = daemonLogger(paths.log, jobRedactors(board));
       const daemonLog = log;
@@ -180,7 +185,7 @@ export class Daemon {
       const server = new ControlServer(commands, onError);
       const webAuth = new WebAuth(db, { auditPath: paths.webAudit, onAuditError: (e) => daemonLog.error({ err: e }, 'web audit log not written') });
       const host = new HostLink(opts.stateDir, hostEvents(daemonLog, opts), opts.ptyhostArgs ?? []);
-      daemon = new Daemon(opts, board, pager, bundles, log, lock, server, webAuth, host, commands);
+      daemon = new Daemon(opts, board, store, pager, bundles, log, lock, server, webAuth, host, commands);
       // public_url is how a phone reaches the view; it wins over the --http address for every link.
       daemon.webBaseUrl = notify.links?.publicUrl ?? null;
       await daemon.recover();
@@ -198,6 +203,7 @@ export class Daemon {
       daemon?.host.close();
       await daemon?.web?.close();
       await bundles?.dispose();
+      await store?.close();
       lock.release();
       throw e;
     }
@@ -342,16 +348,31 @@ export class Daemon {
    */
   private diskProblem(job: DaemonJob, file: string, e: Error): void {
     this.log.error({ job: job.id, file, err: e }, 'a job file could not be written; the job goes on');
-    if (isNoSpace(e) && this.disk.release()) {
-      this.log.error({ stateDir: this.opts.stateDir }, 'disk full: ballast released, recordings suspended');
-      this.opts.onProblem?.(`disk full under ${this.opts.stateDir}: recordings suspended, jobs keep running`);
-      for (const j of this.running()) j.suspendRecording('disk full');
-    }
+    if (isNoSpace(e)) this.diskFull();
     try {
       job.pageDiskFull(file, e);
     } catch (err) {
       this.log.error({ job: job.id, err }, 'could not queue the disk page');
     }
+  }
+
+  /** Out of space: give back the ballast and stop every recording, once. */
+  private diskFull(): void {
+    if (!this.disk.release()) return;
+    this.log.error({ stateDir: this.opts.stateDir }, 'disk full: ballast released, recordings suspended');
+    this.opts.onProblem?.(`disk full under ${this.opts.stateDir}: recordings suspended, jobs keep running`);
+    for (const j of this.running()) j.suspendRecording('disk full');
+  }
+
+  /** Resolves once every board write so far is on disk: a reply waits for it, so what a client saw cannot come undone. */
+  durable(): Promise<void> {
+    return this.store.durable();
+  }
+
+  /** The board's writer could not write (it retries, in order); a full disk gives back the ballast as a job file's would. */
+  boardNotWritten(f: WriteFailure): void {
+    this.log.error({ err: f.message, code: f.code }, 'the board could not be written to disk; kept in memory, retrying');
+    if (f.code === 'SQLITE_FULL') this.diskFull();
   }
 
   /** The job's handle while it is live; undefined while it starts, and for a job this daemon does not run. */
@@ -447,7 +468,7 @@ export class Daemon {
     await this.bundles.dispose();
     this.disk.dispose();
     this.host.close();
-    this.board.close();
+    await this.store.close();
     this.loopDelay.stop();
     this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');
     await flushLogger(this.log);
