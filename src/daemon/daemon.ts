@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import { Board } from '../board/board.js';
 import { WriteBehind, type WriteFailure } from '../board/write-behind.js';
+import { filesWritten } from '../util/atomic-write.js';
 import type { JobRecord } from '../board/types.js';
 import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
@@ -364,9 +365,9 @@ export class Daemon {
     for (const j of this.running()) j.suspendRecording('disk full');
   }
 
-  /** Resolves once every board write so far is on disk: a reply waits for it, so what a client saw cannot come undone. */
-  durable(): Promise<void> {
-    return this.store.durable();
+  /** Resolves once every board write and summary rewrite so far is on disk: a reply waits for it, so what a client saw cannot come undone. */
+  async durable(): Promise<void> {
+    await Promise.all([this.store.durable(), filesWritten()]);
   }
 
   /** The board's writer could not write (it retries, in order); a full disk gives back the ballast as a job file's would. */

@@ -34,6 +34,7 @@ export function openRecords(spec: JobSpec, opts: JobOptions, start: number, stor
   store.add(() => cast.close());
   const evidence = new EvidenceLog(p.evidence, p.id, opts.redact, (e) => problem('evidence.jsonl', e));
   const summary = new JobSummary(p, spec, start, opts.redact, (e) => problem('summary.json', e), opts.resume ? 'resume' : 'new');
+  store.add(() => summary.flushed());
   if (opts.resume) evidence.resume();
   return { log, cast, evidence, summary };
 }

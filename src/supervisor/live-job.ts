@@ -442,7 +442,7 @@ export class LiveJob {
       ...(e.lost ? { detail: e.lost } : {}),
     });
     const reason = this.watchdog.reason;
-    // Emitted in the same tick as the done transition: a reader that sees done finds summary.json finished.
+    // Emitted in the same tick as the done transition: the summary's last rewrite is under way before anyone can see done, and a daemon's reply waits for it (filesWritten).
     const agent = this.agents.agent;
     this.emit({ kind: 'finish', t: now, reason, screen: this.screenView.text(), agent: agent?.summary() });
     // Finished its task (exit 0, or a turn that ended with nothing held against it): no card.

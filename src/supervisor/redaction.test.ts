@@ -41,7 +41,7 @@ describe('job writers with the job\'s Redactor', () => {
     expect(statSync(p.log).mode & 0o777).toBe(0o600);
   });
 
-  it('EvidenceLog and JobSummary: what came from the job is redacted; summary.json stays 0600 after rewrites', () => {
+  it('EvidenceLog and JobSummary: what came from the job is redacted; summary.json stays 0600 after rewrites', async () => {
     const p = createJobDir(state(), 'j-3');
     const ev = new EvidenceLog(p.evidence, 'j-3', r);
     ev.human('t', 'me', ['y'], `typed ${VALUE}`);
@@ -50,6 +50,7 @@ describe('job writers with the job\'s Redactor', () => {
     const s = new JobSummary(p, spec, 0, r);
     s.transition({ from: 'running', to: 'blocked', t: 1, reason: { code: 'prompt', detail: `asks ${VALUE}` } } as never);
     s.finish({ code: 'exit', exitCode: 0, signal: null }, 2, `screen ${VALUE}`, { final: `answer ${VALUE}` });
+    await s.flushed();
     const text = readFileSync(p.summary, 'utf8');
     expect(text).not.toContain(VALUE);
     expect(JSON.parse(text)).toMatchObject({ command: ['bash', '-c', 'echo [redacted]'], final_screen: 'screen [redacted]', agent: { final: 'answer [redacted]' } });

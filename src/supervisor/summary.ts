@@ -3,7 +3,7 @@ import { exitStatus } from '../core/outcome.js';
 import type { Reason, Transition } from '../core/task-state.js';
 import { redactDeep, type Redactor } from '../notify/secrets.js';
 import { readFileSync } from 'node:fs';
-import { writeJsonAtomic } from '../util/atomic-write.js';
+import { AtomicFile } from '../util/atomic-write.js';
 import type { JobPaths } from './job-dir.js';
 import type { JobSpec } from './live-job.js';
 
@@ -17,6 +17,7 @@ interface SummaryTransition {
 }
 
 export class JobSummary {
+  private readonly file: AtomicFile;
   private readonly data: {
     id: string;
     name: string | null;
@@ -44,6 +45,7 @@ export class JobSummary {
     /** 'resume': an adopted job; its transitions so far are kept from the file. */
     mode: 'new' | 'resume' = 'new',
   ) {
+    this.file = new AtomicFile(paths.summary, (e) => this.onProblem?.(e));
     this.data = {
       id: paths.id,
       name: spec.name ?? null,
@@ -109,10 +111,11 @@ export class JobSummary {
     const out = r
       ? { ...d, command: d.command.map(r), transitions: redactDeep(d.transitions, r), final_screen: d.final_screen === undefined ? undefined : r(d.final_screen), agent: redactDeep(d.agent, r) }
       : d;
-    try {
-      writeJsonAtomic(this.paths.summary, out);
-    } catch (e) {
-      this.onProblem?.(e as Error);
-    }
+    this.file.write(`${JSON.stringify(out, null, 2)}\n`);
+  }
+
+  /** Resolves when summary.json holds the newest content (it is written from the thread pool). */
+  flushed(): Promise<void> {
+    return this.file.flushed();
   }
 }

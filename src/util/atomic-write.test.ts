@@ -1,0 +1,42 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AtomicFile, filesWritten } from './atomic-write.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'ns-atomic-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('AtomicFile', () => {
+  it('ends with the newest content after many rewrites, 0600, no temporary file left', async () => {
+    const path = join(dir(), 'summary.json');
+    const f = new AtomicFile(path, (e) => {
+      throw e;
+    });
+    for (let i = 0; i < 50; i++) f.write(`{"n":${i}}\n`);
+    await f.flushed();
+    expect(readFileSync(path, 'utf8')).toBe('{"n":49}\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(path, '..'))).toEqual(['summary.json']);
+  });
+
+  it('filesWritten waits for every file under way; a write that fails is reported, not thrown', async () => {
+    const d = dir();
+    const problems: Error[] = [];
+    const a = new AtomicFile(join(d, 'a'), (e) => problems.push(e));
+    const b = new AtomicFile(join(d, 'missing', 'b'), (e) => problems.push(e));
+    a.write('A');
+    b.write('B');
+    await filesWritten();
+    expect(readFileSync(join(d, 'a'), 'utf8')).toBe('A');
+    expect(problems.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ENOENT']);
+  });
+});
