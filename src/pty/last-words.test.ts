@@ -38,31 +38,44 @@ describe('keepLastWords: the output a child printed right before it exited', () 
   it('is kept when the terminal reports end-of-file before the child is reaped (a loaded machine)', async () => {
     // Under load the master's read() can return 0 while the kernel still holds output, and the stream
     // ends and destroys itself before node-pty reaps the child. The 0 cannot be forced here, so the test
-    // ends the stream the way libuv does (push(null)) while 3000 lines wait unread in the terminal. The close
-    // waits for the child's exit (see the next test), and the reads then find every line.
+    // ends the stream the way libuv does (push(null)) while 1500 lines (8 KB, within what the kernel holds)
+    // wait unread in the terminal. The close waits for the child's exit (see the next test), and the reads
+    // then find every line.
     const dir = mkdtempSync(join(tmpdir(), 'ns-lastwords-'));
-    const [go, printed] = [join(dir, 'go'), join(dir, 'printed')];
-    // Gated by a file, not by typing: input typed before the shell is up is a race of its own.
-    const pty: IPty = spawn('sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.01; done; seq 1 3000; touch ${printed}; sleep 1`], { cols: 80, rows: 24, encoding: null });
+    const [go, printed, end] = [join(dir, 'go'), join(dir, 'printed'), join(dir, 'end')];
+    // Gated by files, not by typing (input typed before the shell is up is a race of its own) nor by a sleep:
+    // the child exits only once the stream has ended, however loaded the machine.
+    const pty: IPty = spawn('sh', ['-c', `while [ ! -e ${go} ]; do sleep 0.01; done; seq 1 1500; touch ${printed}; while [ ! -e ${end} ]; do sleep 0.01; done`], {
+      cols: 80,
+      rows: 24,
+      encoding: null,
+    });
     keepLastWords(pty);
     let out = '';
     pty.onData((d) => (out += (d as unknown as Buffer).toString('utf8')));
+    const socket = (pty as unknown as { _socket: Readable & { _handle: { readStop(): number; readStart(): number } } })._socket;
+    // pause() alone leaves libuv reading ahead (node restarts the reads to fill its buffer), and a read that
+    // lands after the push(null) below is thrown away (a push after end-of-file), which libuv's own end-of-file
+    // never allows. Stop the reads for good, as it would.
     pty.pause();
+    socket._handle.readStop();
+    socket._handle.readStart = () => 0;
     writeFileSync(go, '');
     const deadline = Date.now() + 10_000;
     while (!existsSync(printed)) {
       if (Date.now() > deadline) throw new Error(`seq did not finish printing in 10 s; the terminal held ${out.length} characters read`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    const socket = (pty as unknown as { _socket: Readable })._socket;
     const closed = new Promise((r) => socket.once('close', r));
     socket.push(null);
-    pty.resume();
+    // Not resume(): it would start libuv reading again, and that read would land after the end-of-file.
+    socket.read(0);
+    writeFileSync(end, '');
     await closed;
     pty.kill();
     rmSync(dir, { recursive: true, force: true });
     const lines = out.split('\r\n').filter((l) => /^\d+$/.test(l));
-    expect(lines).toHaveLength(3000);
+    expect(lines).toHaveLength(1500);
     expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
   });
 
