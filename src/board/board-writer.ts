@@ -30,7 +30,15 @@ port.on('message', (m: WriterRequest) => {
 
 function take(m: WriterRequest): void {
   if (m.kind === 'close') closing = true;
+  else if (m.kind === 'abandon') abandon();
   else queue.push(m);
+}
+
+function abandon(): void {
+  clearTimeout(retryTimer);
+  retryTimer = undefined;
+  queue = [];
+  closing = true;
 }
 
 function drain(): void {

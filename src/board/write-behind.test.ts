@@ -120,4 +120,24 @@ describe('the board written behind', () => {
     expect((onDisk(dir).jobs as Array<{ name: string }>).map((j) => j.name)).toEqual(['first', 'second']);
     await store.close();
   }, 60_000);
+
+  it('close gives up on writes the disk still refuses after its wait, says so, and returns', async () => {
+    const dir = stateDir();
+    const failures: WriteFailure[] = [];
+    const store = WriteBehind.open(dir, (f) => failures.push(f), 500);
+    const board = new Board(store.db);
+    board.submit(spec('first'), 1_000);
+    await store.durable();
+    const blocker = new Sqlite(boardPath(dir));
+    blocker.exec('BEGIN EXCLUSIVE');
+    board.submit(spec('lost'), 2_000);
+    const t0 = Date.now();
+    // The writer sits in SQLite's busy wait (10 s): close must neither wait for it nor kill it mid-call.
+    await store.close();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(failures.map((f) => f.message)).toContain("the board's last writes were not on disk after 500 ms; closing without them");
+    expect(() => store.db.prepare('SELECT 1')).toThrow(/not open/);
+    blocker.exec('COMMIT');
+    blocker.close();
+  }, 60_000);
 });

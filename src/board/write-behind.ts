@@ -25,6 +25,9 @@ import { openDatabase, type Database } from './db.js';
 import { workerUrl } from '../util/worker-url.js';
 import type { WriterReply, WriteStep } from './write-protocol.js';
 
+/** How long close() waits, by default, for a disk that refuses the last writes (the writer retries them) before it gives up on them. */
+const CLOSE_WAIT_MS = 15_000;
+
 export interface WriteFailure {
   readonly message: string;
   /** SQLite's code (SQLITE_FULL for a full disk), when it gave one. */
@@ -52,6 +55,7 @@ export class WriteBehind {
     private readonly worker: Worker,
     private readonly port: MessagePort,
     private readonly onFailure: (f: WriteFailure) => void,
+    private readonly closeWaitMs: number,
   ) {
     port.on('message', (m: WriterReply) => this.reply(m));
     worker.on('error', (e) => this.die(e));
@@ -61,7 +65,7 @@ export class WriteBehind {
   }
 
   /** Opens `<stateDir>/board.sqlite` (migrating it), copies it into memory and starts its writer. */
-  static open(stateDir: string, onFailure: (f: WriteFailure) => void): WriteBehind {
+  static open(stateDir: string, onFailure: (f: WriteFailure) => void, closeWaitMs = CLOSE_WAIT_MS): WriteBehind {
     const file = openDatabase(stateDir);
     let image: Buffer;
     try {
@@ -75,7 +79,7 @@ export class WriteBehind {
     db.pragma('foreign_keys = ON');
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(workerUrl('./board-writer.js', import.meta.url), { workerData: { stateDir, port: port2 }, transferList: [port2] });
-    return new WriteBehind(db, worker, port1, onFailure);
+    return new WriteBehind(db, worker, port1, onFailure, closeWaitMs);
   }
 
   /** Called for each write the daemon made in memory; shipped when its transaction is over. */
@@ -107,17 +111,34 @@ export class WriteBehind {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.ship();
-      if (!this.dead) {
-        this.port.ref();
-        const done = new Promise<void>((resolve) => this.port.on('message', (m: WriterReply) => m.kind === 'closed' && resolve()));
-        this.port.postMessage({ kind: 'close' });
-        await Promise.race([done, new Promise<void>((resolve) => this.worker.once('exit', () => resolve()))]);
-      }
+      if (!this.dead) await this.closeWriter();
       this.dead ??= new Error('the board is closed');
-      await this.worker.terminate();
       this.db.close();
     })();
     return this.closed;
+  }
+
+  /**
+   * Asks the writer to write what is queued and close the file. A writer
+   * still refused by the disk after closeWaitMs is told to drop the rest
+   * and left to finish on its own: terminating a thread inside a SQLite
+   * call brings the whole process down (a fatal error as the call returns).
+   */
+  private async closeWriter(): Promise<void> {
+    this.port.ref();
+    const exited = new Promise<'exited'>((resolve) => this.worker.once('exit', () => resolve('exited')));
+    const closed = new Promise<'closed'>((resolve) => this.port.on('message', (m: WriterReply) => m.kind === 'closed' && resolve('closed')));
+    this.port.postMessage({ kind: 'close' });
+    if ((await within(this.closeWaitMs, Promise.race([closed, exited]))) === 'timeout') {
+      this.onFailure({ message: `the board's last writes were not on disk after ${this.closeWaitMs} ms; closing without them`, code: null });
+      this.port.postMessage({ kind: 'abandon' });
+      if ((await within(this.closeWaitMs, exited)) === 'timeout') {
+        this.worker.unref();
+        this.port.unref();
+        return;
+      }
+    }
+    await this.worker.terminate();
   }
 
   private ship(): void {
@@ -198,6 +219,16 @@ function capture(db: Database, into: WriteBehind): void {
         throw e;
       }
     })) as Database['transaction'];
+}
+
+async function within<T>(ms: number, p: Promise<T>): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function partition<T>(xs: readonly T[], test: (x: T) => boolean): [T[], T[]] {

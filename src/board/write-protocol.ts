@@ -7,7 +7,9 @@ export type WriterRequest =
   /** Whole transactions, in the order they committed in memory; seq counts the daemon's batches. */
   | { kind: 'write'; seq: number; steps: WriteStep[] }
   /** Write what is queued, then close board.sqlite. */
-  | { kind: 'close' };
+  | { kind: 'close' }
+  /** Closing took too long (the disk refuses the writes): drop what is queued and close. */
+  | { kind: 'abandon' };
 
 export type WriterReply =
   /** Every batch up to seq is on disk. */
