@@ -79,6 +79,8 @@ describe('the board written behind', () => {
     const j = b1.submit(spec('one'), 1_000);
     b1.transition(j.id, 'running', { code: 'started' }, 2_000);
     await first.close();
+    // A reply that races the shutdown still hears that everything it did is on disk.
+    await expect(first.durable()).resolves.toBeUndefined();
     const second = WriteBehind.open(dir, () => undefined);
     const b2 = new Board(second.db);
     expect(b2.require('one').state).toBe('running');

@@ -102,8 +102,9 @@ export class WriteBehind {
   /** Resolves when every write made so far is on disk; rejects while the disk refuses them (they are retried). */
   durable(): Promise<void> {
     this.ship();
+    // A closed board whose writes all landed is durable: a reply racing the shutdown must not fail.
+    if (this.written >= this.seq && this.steps.length === 0) return Promise.resolve();
     if (this.dead) return Promise.reject(this.dead);
-    if (this.written >= this.seq) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ seq: this.seq, resolve, reject }));
   }
 
