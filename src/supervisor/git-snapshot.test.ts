@@ -75,6 +75,12 @@ describe('readGitStatus', () => {
     expect(await readGitStatus(cwd)).toBeNull();
     execFileSync('git', ['init', '-q'], { cwd });
     writeFileSync(join(cwd, 'new.txt'), 'x');
+    // A git status that takes 0.5 s or more (its fsmonitor hook sleeps, then fails, and git scans as usual):
+    // a fast one's reply can reach the thread in the same turn of the loop as the request, before any
+    // setImmediate, however free the thread was (the check failed that way once in CI).
+    const hook = join(cwd, '.git', 'slow-fsmonitor');
+    writeFileSync(hook, '#!/bin/sh\nsleep 0.5\nexit 1\n', { mode: 0o755 });
+    execFileSync('git', ['config', 'core.fsmonitor', hook], { cwd });
     let ticked = false;
     setImmediate(() => (ticked = true));
     const s = await readGitStatus(cwd);
