@@ -5,6 +5,7 @@ import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { keepLastWords } from './last-words.js';
 import { InputError } from '../util/errors.js';
 import { keySequence } from './keys.js';
+import { OutputFan } from './utf8-stream.js';
 import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
 
 export type { Disposable, PtyExit, PtyPort } from './pty-port.js';
@@ -31,7 +32,7 @@ for (const [name, num] of Object.entries(osConstants.signals)) {
 
 /** What every PTY of this process (PtyHost, ThreadedPty) does alike: listeners, the exit, paced input. */
 export abstract class LocalPty implements PtyPort {
-  protected readonly dataListeners = new Set<(data: string) => void>();
+  protected readonly output = new OutputFan();
   protected exitInfo: PtyExit | undefined;
   abstract readonly pid: number;
   abstract readonly exited: Promise<PtyExit>;
@@ -50,12 +51,11 @@ export abstract class LocalPty implements PtyPort {
   }
 
   onData(cb: (data: string) => void): Disposable {
-    this.dataListeners.add(cb);
-    return { dispose: () => this.dataListeners.delete(cb) };
+    return this.output.onText(cb);
   }
 
-  protected emitData(data: string): void {
-    for (const cb of this.dataListeners) cb(data);
+  onBytes(cb: (data: Buffer) => void): Disposable {
+    return this.output.onBytes(cb);
   }
 
   sendText(text: string, o: SendTextOptions = {}): Promise<void> {
@@ -82,9 +82,11 @@ export class PtyHost extends LocalPty {
     private readonly command: string,
   ) {
     super();
-    pty.onData((data) => this.emitData(data));
+    // encoding: null makes node-pty hand over Buffers, whatever its typings say.
+    pty.onData((data) => this.output.push(data as unknown as Buffer));
     this.exited = new Promise((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
+        this.output.end();
         const info: PtyExit = { exitCode, signal: signalName(signal) };
         this.exitInfo = info;
         for (const cb of this.exitListeners) cb(info);
@@ -106,8 +108,8 @@ export class PtyHost extends LocalPty {
       rows: o.rows,
       cwd: o.cwd,
       env: o.env,
-      // utf8 decoding goes through a StringDecoder: invalid bytes become U+FFFD.
-      encoding: 'utf8',
+      // Bytes: text is decoded for whoever asks (OutputFan; invalid bytes become U+FFFD).
+      encoding: null,
     });
     keepLastWords(pty);
     return new PtyHost(pty, o.command);
@@ -177,7 +179,7 @@ export class PtyHost extends LocalPty {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.dataListeners.clear();
+    this.output.clear();
     this.exitListeners.clear();
     if (this.exitInfo === undefined) {
       this.pty.kill('SIGHUP');

@@ -32,7 +32,10 @@ export interface PtyPort {
   readonly exit: PtyExit | undefined;
   /** Resolves once the child has exited and its output was delivered. */
   readonly exited: Promise<PtyExit>;
+  /** The output decoded (UTF-8); decoding happens only while someone listens here. */
   onData(cb: (data: string) => void): Disposable;
+  /** The output as it came, for a reader that takes bytes (the screen: xterm decodes UTF-8 itself). Good only during the call: a reader that keeps them copies. */
+  onBytes(cb: (data: Buffer) => void): Disposable;
   /** Dropped silently once the child has exited. */
   write(data: string): void;
   sendText(text: string, o?: SendTextOptions): Promise<void>;

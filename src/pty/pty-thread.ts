@@ -7,7 +7,6 @@
  * main thread half idle. The worker reads as fast as a bare reader and
  * hands over batches; the main thread's work then runs beside the job.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { Worker } from 'node:worker_threads';
 import { checkDirectory, checkSignal, checkSize, LocalPty, resolveCommand, signalName, type PtySpawnOptions } from './host.js';
 import type { PtyExit } from './pty-port.js';
@@ -40,7 +39,6 @@ function takeWorker(): Worker {
 }
 
 export class ThreadedPty extends LocalPty {
-  private readonly decoder = new StringDecoder('utf8');
   private disposed = false;
   /**
    * The thread's first output and even its exit can arrive with the spawn's
@@ -121,7 +119,7 @@ export class ThreadedPty extends LocalPty {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.dataListeners.clear();
+    this.output.clear();
     if (this.exitInfo !== undefined) return;
     this.send({ op: 'hangup' });
     this.worker.unref();
@@ -136,13 +134,11 @@ export class ThreadedPty extends LocalPty {
   private received(m: FromPtyWorker): void {
     if (this.held) return void this.held.push(m);
     if (m.op === 'o') {
-      const text = this.decoder.write(Buffer.from(m.data));
-      if (text !== '') this.emitData(text);
+      this.output.push(Buffer.from(m.data));
       // Taken once the listeners had it: they hold it themselves now.
       this.send({ op: 'took', bytes: m.data.byteLength });
     } else if (m.op === 'exit') {
-      const rest = this.decoder.end();
-      if (rest !== '') this.emitData(rest);
+      this.output.end();
       this.ended({ exitCode: m.exitCode, signal: signalName(m.signal ?? undefined) });
     }
   }

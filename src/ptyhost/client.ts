@@ -75,8 +75,9 @@ export class PtyHostClient {
   private constructor(
     private readonly socket: Socket,
     readonly hello: Hello,
+    reader: Reader,
   ) {
-    socket.on('data', (chunk: Buffer) => this.received(chunk));
+    reader.to = (chunk) => this.received(chunk);
     socket.on('error', (e) => this.closed(e));
     socket.on('close', () => this.closed(new Error('the PTY host closed the connection')));
   }
@@ -87,8 +88,8 @@ export class PtyHostClient {
     let started = false;
     for (;;) {
       try {
-        const socket = await openSocket(sock);
-        return new PtyHostClient(socket, await handshake(socket, sock));
+        const { socket, reader } = await openSocket(sock);
+        return new PtyHostClient(socket, await handshake(socket, reader, sock), reader);
       } catch (e) {
         if (!isAbsent(e)) throw e;
         if (o.start === false) throw new InputError(`no PTY host answers at ${sock}`);
@@ -209,19 +210,44 @@ export class PtyHostClient {
   }
 }
 
-function openSocket(sock: string): Promise<Socket> {
+/** Where a socket's reads go: the handshake first, then the client. */
+interface Reader {
+  to: (chunk: Buffer) => void;
+}
+
+/** Bytes one read of the host's socket may bring. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * The host's socket, read into one buffer that every read fills again
+ * (onread): a flood of output arrives in a few thousand reads, and a fresh
+ * buffer for each was garbage V8 freed only with a full mark-compact, run
+ * every ~150 ms under the external-memory pressure. Whatever keeps bytes
+ * past a read copies them (FrameDecoder, the screen's HeldBytes).
+ */
+function openSocket(sock: string): Promise<{ socket: Socket; reader: Reader }> {
+  const reader: Reader = { to: () => undefined };
   return new Promise((resolve, reject) => {
-    const s = netConnect(sock);
+    const s = netConnect({
+      path: sock,
+      onread: {
+        buffer: Buffer.allocUnsafeSlow(READ_BYTES),
+        callback: (n, buf) => {
+          reader.to((buf as Buffer).subarray(0, n));
+          return true;
+        },
+      },
+    });
     s.once('connect', () => {
       s.off('error', reject);
-      resolve(s);
+      resolve({ socket: s, reader });
     });
     s.once('error', reject);
   });
 }
 
 /** The host speaks first; anything but a hello of our version ends the connection. */
-function handshake(socket: Socket, sock: string): Promise<Hello> {
+function handshake(socket: Socket, reader: Reader, sock: string): Promise<Hello> {
   return new Promise((resolve, reject) => {
     const decoder = new FrameDecoder();
     const fail = (e: Error) => {
@@ -239,7 +265,7 @@ function handshake(socket: Socket, sock: string): Promise<Hello> {
       }
       if (frames.length === 0) return;
       clearTimeout(timer);
-      socket.off('data', onData);
+      reader.to = () => undefined;
       socket.off('close', onClose);
       socket.off('error', fail);
       const hello = frames[0]!.type === FRAME.hello ? (parseJson(frames[0]!.payload).body as Hello) : undefined;
@@ -249,7 +275,7 @@ function handshake(socket: Socket, sock: string): Promise<Hello> {
       resolve(hello);
     };
     const onClose = () => fail(new Error(`the PTY host at ${sock} closed the connection before its hello`));
-    socket.on('data', onData);
+    reader.to = onData;
     socket.once('close', onClose);
     socket.on('error', fail);
   });

@@ -12,7 +12,6 @@ export class HostRecording implements JobRecording {
 
   constructor(private readonly pty: HostedPty) {}
 
-  output(): void {}
   resize(): void {}
   close(): void {}
 

@@ -4,9 +4,9 @@
  * PtyHostClient. The child outlives this object and its connection; another
  * client can adopt it.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { checkSignal, checkSize, sendKeysPaced, sendTextPaced, type PtySpawnOptions } from '../pty/host.js';
 import type { Disposable, PtyPort, SendTextOptions } from '../pty/pty-port.js';
+import { OutputFan } from '../pty/utf8-stream.js';
 import type { PtyHostClient } from './client.js';
 import type { JobExit, SpawnArgs } from './protocol.js';
 
@@ -26,10 +26,9 @@ export interface LostExit extends JobExit {
 }
 
 export class HostedPty implements PtyPort {
-  private readonly dataListeners = new Set<(data: string) => void>();
+  private readonly output = new OutputFan();
   private readonly problemListeners = new Set<(e: Error) => void>();
   private lastProblem: Error | undefined;
-  private readonly decoder = new StringDecoder('utf8');
   /**
    * The host replays a job's buffer before it answers attach, so output
    * arrives before the caller has a HostedPty to subscribe to. It is held
@@ -140,8 +139,11 @@ export class HostedPty implements PtyPort {
   }
 
   onData(cb: (data: string) => void): Disposable {
-    this.dataListeners.add(cb);
-    return { dispose: () => this.dataListeners.delete(cb) };
+    return this.output.onText(cb);
+  }
+
+  onBytes(cb: (data: Buffer) => void): Disposable {
+    return this.output.onBytes(cb);
   }
 
   write(data: string): void {
@@ -174,7 +176,7 @@ export class HostedPty implements PtyPort {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.dataListeners.clear();
+    this.output.clear();
     this.held = undefined;
     if (!this.exitSeen) this.send(this.client.detach(this.id));
   }
@@ -206,41 +208,35 @@ export class HostedPty implements PtyPort {
 
   /**
    * Takes the replay out of what is held (call right after adopt resolved):
-   * the output the job printed before this attach, decoded, for its owner to
-   * rebuild the screen from. What came after stays, for onData.
+   * the output the job printed before this attach, for its owner to rebuild
+   * the screen from. What came after stays, for onData and onBytes.
    */
-  takeReplay(): string {
+  takeReplay(): Buffer {
     const held = this.held ?? [];
-    const parts: string[] = [];
+    const parts: Buffer[] = [];
     let i = 0;
     for (; i < held.length; i++) {
       const item = held[i]!;
       if (!('data' in item) || item.offset >= this.replayTo) break;
       const cut = Math.min(item.data.length, this.replayTo - item.offset);
-      parts.push(this.decoder.write(item.data.subarray(0, cut)));
+      parts.push(item.data.subarray(0, cut));
       if (cut < item.data.length) {
         held[i] = { data: item.data.subarray(cut), offset: item.offset + cut };
         break;
       }
     }
     held.splice(0, i);
-    return parts.join('');
+    return Buffer.concat(parts);
   }
 
   private deliver(data: Buffer): void {
-    this.emit(this.decoder.write(data));
+    if (!this.disposed) this.output.push(data);
   }
 
   private finish(e: JobExit): void {
-    // A character cut off by the exit comes out as U+FFFD rather than not at all.
-    this.emit(this.decoder.end());
+    if (!this.disposed) this.output.end();
     this.exitInfo = e;
     this.resolveExit(e);
-  }
-
-  private emit(text: string): void {
-    if (text === '' || this.disposed) return;
-    for (const cb of this.dataListeners) cb(text);
   }
 
   private writable(): boolean {

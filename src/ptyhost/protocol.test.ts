@@ -25,6 +25,9 @@ function check(frames: { type: number; payload: Buffer }[]): void {
   expect([...r.tail]).toEqual([0, 1, 2, 255]);
 }
 
+/** Frames are good until the next push: what a test keeps, it copies. */
+const kept = (frames: { type: number; payload: Buffer }[]) => frames.map((f) => ({ type: f.type, payload: Buffer.from(f.payload) }));
+
 describe('FrameDecoder', () => {
   it('decodes frames from one chunk', () => {
     check(new FrameDecoder().push(stream()));
@@ -34,10 +37,25 @@ describe('FrameDecoder', () => {
     const all = stream();
     for (let cut = 1; cut < all.length; cut++) {
       const d = new FrameDecoder();
-      check([...d.push(all.subarray(0, cut)), ...d.push(all.subarray(cut))]);
+      check([...kept(d.push(all.subarray(0, cut))), ...kept(d.push(all.subarray(cut)))]);
     }
     const d = new FrameDecoder();
-    check([...all].flatMap((b) => d.push(Buffer.from([b]))));
+    check([...all].flatMap((b) => kept(d.push(Buffer.from([b])))));
+  });
+
+  it('keeps nothing of a chunk after push: a reader may fill the same memory again', () => {
+    const all = Buffer.concat([stream(), stream(), stream()]);
+    for (const size of [1, 7, 64, 200]) {
+      const d = new FrameDecoder();
+      const read = Buffer.alloc(size);
+      const frames: { type: number; payload: Buffer }[] = [];
+      for (let at = 0; at < all.length; at += size) {
+        const n = all.copy(read, 0, at, at + size);
+        frames.push(...kept(d.push(read.subarray(0, n))));
+        read.fill(0xee);
+      }
+      for (let i = 0; i < 3; i++) check(frames.slice(3 * i, 3 * i + 3));
+    }
   });
 
   it('refuses a frame length outside its bounds, naming it', () => {

@@ -16,6 +16,7 @@
 
 import { join } from 'node:path';
 import type { PtySpawnOptions } from '../pty/host.js';
+import { ByteBuffer } from '../util/byte-buffer.js';
 
 /** In the daemon's 0700 run directory, beside its control socket. */
 export function ptyhostSocket(stateDir: string): string {
@@ -182,60 +183,59 @@ export function parseOutput(payload: Buffer): { jobId: string; offset: number; d
 }
 
 /**
- * Cuts a byte stream into frames. Chunks are kept as they came; a frame
- * inside one chunk is a view of it, and a frame spanning chunks is copied
- * once, when it is complete, and no byte beyond it is.
+ * Cuts a byte stream into frames. A frame inside one chunk is a view of it;
+ * the bytes of a frame that is not whole yet are copied, into one of two
+ * buffers used again and again (ByteBuffer), so the caller may fill the
+ * chunk's memory again after push (a socket reading into one buffer).
+ * Frames are good until the next push: a caller that keeps one copies it.
  */
 export class FrameDecoder {
-  private chunks: Buffer[] = [];
-  private size = 0;
+  /** The unfinished frame, carried into the next push. */
+  private carry = new ByteBuffer();
+  /** Where the frame the last push finished in `carry` stays until the next push. */
+  private done = new ByteBuffer();
 
   constructor(private readonly maxFrameBytes = MAX_FRAME_BYTES) {}
 
   push(chunk: Buffer): Frame[] {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
     const frames: Frame[] = [];
-    while (this.size >= 5) {
-      const len = this.peekLength();
-      if (len < 1 || len > this.maxFrameBytes) {
-        throw new Error(`frame length ${len} is outside 1..${this.maxFrameBytes}; the peer does not speak ${PTYHOST_VERSION}`);
-      }
-      if (this.size < 4 + len) break;
-      const whole = this.take(4 + len);
+    this.done.clear();
+    let pos = 0;
+    if (this.carry.length > 0) {
+      pos = this.fill(chunk);
+      const whole = this.carry.view();
+      if (whole.length < 4 || whole.length < 4 + whole.readUInt32BE(0)) return frames;
       frames.push({ type: whole[4]!, payload: whole.subarray(5) });
+      [this.carry, this.done] = [this.done, this.carry];
     }
+    while (chunk.length - pos >= 4) {
+      const len = this.checked(chunk.readUInt32BE(pos));
+      if (chunk.length - pos < 4 + len) break;
+      frames.push({ type: chunk[pos + 4]!, payload: chunk.subarray(pos + 5, pos + 4 + len) });
+      pos += 4 + len;
+    }
+    if (pos < chunk.length) this.carry.append(chunk.subarray(pos));
     return frames;
   }
 
-  private peekLength(): number {
-    if (this.chunks[0]!.length < 4) this.chunks.unshift(this.copyOut(4));
-    return this.chunks[0]!.readUInt32BE(0);
+  /** Copies from `chunk` into the carried frame up to its end; returns how much of `chunk` it took. */
+  private fill(chunk: Buffer): number {
+    let pos = 0;
+    if (this.carry.length < 4) {
+      pos = Math.min(4 - this.carry.length, chunk.length);
+      this.carry.append(chunk.subarray(0, pos));
+      if (this.carry.length < 4) return pos;
+    }
+    const total = 4 + this.checked(this.carry.view().readUInt32BE(0));
+    const take = Math.min(total - this.carry.length, chunk.length - pos);
+    this.carry.append(chunk.subarray(pos, pos + take));
+    return pos + take;
   }
 
-  private take(n: number): Buffer {
-    const first = this.chunks[0]!;
-    if (first.length < n) {
-      this.size -= n;
-      return this.copyOut(n);
+  private checked(len: number): number {
+    if (len < 1 || len > this.maxFrameBytes) {
+      throw new Error(`frame length ${len} is outside 1..${this.maxFrameBytes}; the peer does not speak ${PTYHOST_VERSION}`);
     }
-    this.size -= n;
-    if (first.length === n) this.chunks.shift();
-    else this.chunks[0] = first.subarray(n);
-    return first.subarray(0, n);
-  }
-
-  /** The next n bytes as one new buffer, copying only those: the rest of the last chunk stays a view. */
-  private copyOut(n: number): Buffer {
-    const out = Buffer.allocUnsafe(n);
-    for (let filled = 0; filled < n; ) {
-      const c = this.chunks[0]!;
-      const k = Math.min(c.length, n - filled);
-      c.copy(out, filled, 0, k);
-      filled += k;
-      if (k === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
-    }
-    return out;
+    return len;
   }
 }

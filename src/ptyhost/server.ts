@@ -141,7 +141,8 @@ export class PtyHostServer {
       case 'spawn':
         return this.spawn(a as z.infer<typeof SCHEMAS.spawn>);
       case 'write':
-        return this.job(a.id).write(tail);
+        // A copy: the tail is a view of the decoder's buffers (good until its next push), and the PTY's write may queue it.
+        return this.job(a.id).write(Buffer.from(tail));
       case 'resize':
         return this.job(a.id).resize(a.cols as number, a.rows as number);
       case 'kill':

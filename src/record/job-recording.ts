@@ -5,7 +5,8 @@
  * socket (../ptyhost/host-recording.ts).
  */
 export interface JobRecording {
-  output(tMs: number, data: string): void;
+  /** Absent where the output is recorded elsewhere (the PTY host): its text is then never decoded for this. */
+  output?(tMs: number, data: string): void;
   input(tMs: number, data: string): void;
   marker(tMs: number, label: string): void;
   resize(tMs: number, cols: number, rows: number): void;

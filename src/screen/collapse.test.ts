@@ -53,6 +53,33 @@ describe('collapseScrolled', () => {
     expect(collapseScrolled(short, KEEP)).toBe(short);
   });
 
+  it.each([1, 2, 3])('collapses UTF-8 bytes to the bytes of the collapsed string, and they leave the terminal as the whole flood does (seed %i)', async (seed) => {
+    const before = 'old row\r\n\x1b[35mhalf ';
+    const data = flood(seed, 3 * KEEP);
+    const bytes = collapseScrolled(Buffer.from(data), KEEP);
+    expect(bytes.toString()).toBe(collapseScrolled(data, KEEP));
+    expect(await state([before, bytes.toString()])).toBe(await state([before, data]));
+  });
+
+  it('parses whole, as bytes too, what moves the cursor otherwise: a C1 control is the pair C2 80-9F, other bytes from 0x80 are text', () => {
+    const lines = (n: number, line: string) => Array.from({ length: n }, () => line).join('');
+    for (const odd of ['\x1b[2;1H', '\r', '\n', '\x07', '\x7f', '\x9b2J', '\x85', '\x1b[38:2:1:2:3m']) {
+      const data = Buffer.from(lines(KEEP, 'text\r\n') + odd + lines(KEEP, 'more\r\n'));
+      expect(collapseScrolled(data, KEEP)).toBe(data);
+    }
+    // U+00A0..: C2 A0 and up, and C3 85 ('Å' is C3 85): printable, so collapsed.
+    const text = Buffer.from(lines(KEEP, 'Å\u00a0é\r\n') + lines(KEEP, 'more\r\n'));
+    expect(collapseScrolled(text, KEEP).length).toBeLessThan(text.length);
+  });
+
+  it('returns bytes in memory of their own: the flood they came from is not kept alive by them', () => {
+    const data = Buffer.from('first\r\n' + 'skipped\r\n'.repeat(50) + 'kept\r\n'.repeat(3));
+    const out = collapseScrolled(data, 3);
+    expect(out.toString()).toBe('first\r\n' + 'kept\r\n'.repeat(3));
+    data.fill(0);
+    expect(out.toString()).toBe('first\r\n' + 'kept\r\n'.repeat(3));
+  });
+
   it('keeps the colour state of the lines it skips, from their last reset on', () => {
     const data = 'first\r\n' + '\x1b[31mA\x1b[0m\r\n'.repeat(10) + '\x1b[1m\x1b[44mB\r\n' + 'kept\r\n'.repeat(3);
     expect(collapseScrolled(data, 3)).toBe('first\r\n\x1b[0m\x1b[1m\x1b[44m' + 'kept\r\n'.repeat(3));

@@ -5,7 +5,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, rowHash, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { InputError } from '../util/errors.js';
-import { collapseScrolled, linesToKeep } from './collapse.js';
+import { collapseScrolled, linesToKeep, type Flood } from './collapse.js';
 import { DirtyRows } from './dirty-rows.js';
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
@@ -76,9 +76,9 @@ export class Screen {
   }
 
   /** Resolves once xterm has parsed `data`; never rejects, whatever the bytes. */
-  write(data: string | Uint8Array): Promise<void> {
+  write(data: Flood): Promise<void> {
     if (this.disposed || data.length === 0) return Promise.resolve();
-    if (typeof data === 'string') data = this.collapse(data);
+    data = this.collapse(data);
     return new Promise((resolve) => {
       const done = (): void => {
         this.pending.delete(done);
@@ -106,7 +106,7 @@ export class Screen {
    * unseen if it were written now (collapseScrolled), when that is safe;
    * else `data` itself. A writer holding output back may call it as it goes.
    */
-  collapse(data: string): string {
+  collapse<T extends Flood>(data: T): T {
     return data.length >= COLLAPSE_MIN && this.canCollapse ? collapseScrolled(data, linesToKeep(this.term.rows, SCROLLBACK)) : data;
   }
 

@@ -17,7 +17,13 @@ import { plain, type Logger } from './logger.js';
 import type { JobSummary } from './summary.js';
 
 export type JobEvent =
-  | { readonly kind: 'output'; readonly t: number; readonly data: string }
+  /**
+   * `bytes` as they came, good only while the event is handed on (the PTY
+   * host's socket is read into one buffer): a sink that keeps them copies.
+   * `data` is their text, decoded when first read (Utf8Stream): the screen
+   * takes bytes, so a flood nobody watches is never decoded.
+   */
+  | { readonly kind: 'output'; readonly t: number; readonly bytes: Buffer; readonly data: string }
   | { readonly kind: 'marker'; readonly t: number; readonly label: string }
   | { readonly kind: 'resize'; readonly t: number; readonly cols: number; readonly rows: number }
   | { readonly kind: 'transition'; readonly transition: Transition }
@@ -45,7 +51,8 @@ const iso = (t: number) => new Date(t).toISOString();
 export function recordingSink(cast: JobRecording): JobSink {
   return {
     event(e) {
-      if (e.kind === 'output') cast.output(e.t, e.data);
+      // ?.: no text is decoded for a recording that does not take it.
+      if (e.kind === 'output') cast.output?.(e.t, e.data);
       else if (e.kind === 'marker') cast.marker(e.t, e.label);
       else if (e.kind === 'resize') cast.resize(e.t, e.cols, e.rows);
       else if (e.kind === 'exit') cast.exit(e.t, e.code);

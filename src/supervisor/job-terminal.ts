@@ -26,7 +26,7 @@ export interface OpenedTerminal {
    * before the watchdog looks; its child is not ours to kill when the
    * supervisor lets go of it.
    */
-  readonly adopted?: { readonly replay: string };
+  readonly adopted?: { readonly replay: Buffer };
 }
 
 export interface JobTerminal {

@@ -26,7 +26,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 async function stream(f: ReturnType<typeof feedOf>, chunk: (i: number) => string): Promise<void> {
   for (let i = 1; i <= 600; i++) {
     f.clock.set(i * 10);
-    f.feed.push(chunk(i));
+    f.feed.push(Buffer.from(chunk(i)));
     await turn();
   }
 }
@@ -66,12 +66,12 @@ describe('ScreenFeed looks', () => {
   it('holds what comes while xterm parses a batch, and holds the source past 16M: xterm is never handed 50 MB', async () => {
     const f = feedOf();
     // A first batch xterm parses in slices (erase-line sequences: nothing to collapse)...
-    f.feed.push(Array.from({ length: 100_000 }, (_, i) => `\x1b[Kstep ${i}\r\n`).join(''));
+    f.feed.push(Buffer.from(Array.from({ length: 100_000 }, (_, i) => `\x1b[Kstep ${i}\r\n`).join('')));
     // ...and 64 MB arriving meanwhile, as a reader thread's queued batches do.
-    const chunk = Array.from({ length: 4_000 }, (_, i) => `line ${i} of a flood\r\n`).join('');
+    const chunk = Buffer.from(Array.from({ length: 4_000 }, (_, i) => `line ${i} of a flood\r\n`).join(''));
     let pushed = 0;
     for (let i = 0; pushed < 64e6; i++, pushed += chunk.length) f.feed.push(chunk);
-    f.feed.push('the end\r\n');
+    f.feed.push(Buffer.from('the end\r\n'));
     expect(f.flow).toEqual(['pause']);
     await f.feed.settled();
     expect(f.flow).toEqual(['pause', 'resume']);

@@ -10,15 +10,21 @@
  * Screen skip the lines that scroll away unseen (collapseScrolled), which a
  * chunk at a time never could. Readers of the screen (show, the web
  * terminal) go through view(), which parses what waits first.
+ *
+ * Output is held as the bytes that came (xterm decodes UTF-8 itself): a
+ * flood turned into strings was promoted out of V8's young generation
+ * whenever a scavenge caught it held, and stayed until a full GC.
  */
 import type { Clock } from '../core/clock.js';
 import type { ScreenSnapshot } from '../core/screen-snapshot.js';
 import { nextLook } from '../core/screen-looks.js';
+import { SCREEN_SAMPLE_MS } from '../core/watchdog-types.js';
 import type { Screen } from '../screen/screen.js';
 import type { ScreenView } from './job-spec.js';
+import { HeldBytes } from './held-bytes.js';
 
 /**
- * Output held (UTF-16 units) past which it is parsed at once, or, while
+ * Output held (bytes) past which it is parsed at once, or, while
  * xterm still parses the last batch, the source is paused (flow) until it
  * is done: xterm throws output away (and throws) past 50 MB queued.
  */
@@ -38,8 +44,7 @@ export class ScreenFeed {
   private scrollAtLook = 0;
   /** A page scrolled since the last look: known once what came was parsed. */
   private scrolledPage = false;
-  private unparsed: string[] = [];
-  private unparsedLength = 0;
+  private readonly unparsed = new HeldBytes();
   private trailing: NodeJS.Timeout | undefined;
   /** A parse is in flight and its look will follow. */
   private sampling = false;
@@ -64,12 +69,11 @@ export class ScreenFeed {
     private readonly flow?: { pause(): void; resume(): void },
   ) {}
 
-  push(data: string): void {
-    this.unparsed.push(data);
-    this.unparsedLength += data.length;
+  push(data: Buffer): void {
+    this.unparsed.append(data);
     this.lastOutput = this.clock.now();
-    if (this.unparsedLength - this.compactedLength >= COMPACT_EVERY) this.compact();
-    if (this.unparsedLength < MAX_UNPARSED) return this.schedule();
+    if (this.unparsed.length - this.compactedLength >= COMPACT_EVERY) this.compact();
+    if (this.unparsed.length < MAX_UNPARSED) return this.schedule();
     if (!this.writing) return this.sample();
     // xterm still has the last batch: what is held waits for it (written()), and so does the source.
     if (!this.held) {
@@ -157,6 +161,8 @@ export class ScreenFeed {
       }
     }
     if (this.pendingShow || this.unparsed.length > 0) this.schedule();
+    // The burst is over: its buffers go, so a job that flooded once does not keep megabytes.
+    else if (!this.writing && this.clock.now() - this.lastOutput >= SCREEN_SAMPLE_MS) this.unparsed.release();
   }
 
   /**
@@ -166,9 +172,7 @@ export class ScreenFeed {
    */
   private parse(): void {
     if (this.unparsed.length === 0 || this.writing) return;
-    const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
-    this.unparsed = [];
-    this.unparsedLength = 0;
+    const data = this.unparsed.take();
     this.compactedLength = 0;
     this.notPlain = false;
     this.pendingShow = true;
@@ -180,8 +184,8 @@ export class ScreenFeed {
   private written(): void {
     this.writing = false;
     // A held source waits for what is held to be written: at once, not at the next look.
-    if (this.held || this.unparsedLength >= MAX_UNPARSED) this.parse();
-    if (this.held && this.unparsedLength < MAX_UNPARSED / 4) {
+    if (this.held || this.unparsed.length >= MAX_UNPARSED) this.parse();
+    if (this.held && this.unparsed.length < MAX_UNPARSED / 4) {
       this.held = false;
       this.flow?.resume();
     }
@@ -192,11 +196,11 @@ export class ScreenFeed {
   private compact(): void {
     // A batch still being parsed, a scroll region, insert mode: not now, but maybe at the next MB.
     if (this.notPlain || !this.screen.canCollapse) return;
-    const data = this.unparsed.join('');
+    const data = this.unparsed.view();
     const kept = this.screen.collapse(data);
     if (kept === data) this.notPlain = true;
-    this.unparsed = [kept];
-    this.unparsedLength = this.compactedLength = kept.length;
+    else this.unparsed.replace(kept);
+    this.compactedLength = kept.length;
   }
 
   private show(): void {

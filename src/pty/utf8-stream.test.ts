@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { OutputFan, Utf8Stream } from './utf8-stream.js';
+
+const bytes = (s: string) => Buffer.from(s);
+
+describe('Utf8Stream', () => {
+  it('decodes a character split across chunks when both are read in order', () => {
+    const all = bytes('a☃b🙂c');
+    const s = new Utf8Stream();
+    const chunks = [all.subarray(0, 2), all.subarray(2, 6), all.subarray(6)].map((b) => s.chunk(b));
+    expect(chunks.map((c) => c.text()).join('')).toBe('a☃b🙂c');
+  });
+
+  it('memoises: a chunk read twice decodes once and gives the same text', () => {
+    const s = new Utf8Stream();
+    const all = bytes('☃☃');
+    const a = s.chunk(all.subarray(0, 4));
+    const b = s.chunk(all.subarray(4));
+    expect(a.text()).toBe('☃');
+    expect(a.text()).toBe('☃');
+    expect(b.text()).toBe('☃');
+  });
+
+  it('after a chunk nobody read, starts afresh and leaves out the rest of a character begun there', () => {
+    const all = bytes('x☃yz');
+    const s = new Utf8Stream();
+    s.chunk(all.subarray(0, 2)); // 'x' and the snowman's first byte, never read
+    expect(s.chunk(all.subarray(2)).text()).toBe('yz');
+  });
+
+  it('end(): a character cut off by the end comes out as U+FFFD, only if the last chunk was read', () => {
+    const s = new Utf8Stream();
+    expect(s.chunk(bytes('☃').subarray(0, 2)).text()).toBe('');
+    expect(s.end()).toBe('\ufffd');
+    const t = new Utf8Stream();
+    t.chunk(bytes('☃').subarray(0, 2));
+    expect(t.end()).toBe('');
+  });
+});
+
+describe('OutputFan', () => {
+  it('gives bytes to byte listeners and decodes only while a text listener listens', () => {
+    const fan = new OutputFan();
+    const got: Buffer[] = [];
+    const text: string[] = [];
+    fan.onBytes((b) => got.push(Buffer.from(b)));
+    fan.push(bytes('one ☃'));
+    const sub = fan.onText((t) => text.push(t));
+    const two = bytes('two ☃');
+    fan.push(two.subarray(0, 5));
+    fan.push(two.subarray(5));
+    sub.dispose();
+    fan.push(bytes('three'));
+    fan.end();
+    expect(Buffer.concat(got).toString()).toBe('one ☃two ☃three');
+    expect(text.join('')).toBe('two ☃');
+  });
+});

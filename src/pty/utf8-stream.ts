@@ -1,0 +1,104 @@
+/**
+ * A terminal's output as it came, bytes, with its text decoded only for
+ * whoever asks. Under a flood the screen parses the bytes (xterm decodes
+ * UTF-8 itself) and nobody may want the text: decoding every chunk into a
+ * string anyway was a third of what the daemon allocated in a 200 MB flood,
+ * and strings held across a scavenge are promoted and stay until a full GC
+ * (its RSS grew 64 MB and more).
+ */
+import { StringDecoder } from 'node:string_decoder';
+
+export interface OutputChunk {
+  readonly bytes: Buffer;
+  /** The chunk decoded, continuing a character the previous chunk began if that one was decoded too. */
+  text(): string;
+}
+
+/** UTF-8 continuation bytes: 10xxxxxx. */
+const isContinuation = (b: number) => (b & 0xc0) === 0x80;
+
+/**
+ * One stream's chunks in order. A chunk's text continues the decoder's state
+ * when the chunk before it was decoded; when it was not (nobody listened for
+ * text then), the decoder starts afresh and the leading continuation bytes of
+ * a character begun in the skipped chunk are left out, so a listener that
+ * joins mid-stream sees no replacement character for what it never heard.
+ */
+export class Utf8Stream {
+  private decoder = new StringDecoder('utf8');
+  private seq = 0;
+  /** The sequence number of the chunk the decoder took last (0: none). */
+  private decoded = 0;
+
+  chunk(bytes: Buffer): OutputChunk {
+    const n = ++this.seq;
+    let memo: string | undefined;
+    return {
+      bytes,
+      text: () => (memo ??= this.decode(n, bytes)),
+    };
+  }
+
+  /** What the decoder holds of a character cut off by the end (U+FFFD), if the last chunk was decoded; '' otherwise. */
+  end(): string {
+    if (this.decoded !== this.seq) return '';
+    return this.decoder.end();
+  }
+
+  private decode(n: number, bytes: Buffer): string {
+    // Out of order (an old chunk asked after a newer one): on its own.
+    if (n <= this.decoded) return new StringDecoder('utf8').write(skipContinuation(bytes));
+    if (n !== this.decoded + 1) {
+      this.decoder = new StringDecoder('utf8');
+      bytes = skipContinuation(bytes);
+    }
+    this.decoded = n;
+    return this.decoder.write(bytes);
+  }
+}
+
+function skipContinuation(bytes: Buffer): Buffer {
+  let i = 0;
+  while (i < bytes.length && i < 3 && isContinuation(bytes[i]!)) i++;
+  return i === 0 ? bytes : bytes.subarray(i);
+}
+
+/** Byte listeners and text listeners of one terminal's output; text is decoded only while someone listens for it. */
+export class OutputFan {
+  private readonly byteListeners = new Set<(data: Buffer) => void>();
+  private readonly textListeners = new Set<(data: string) => void>();
+  private readonly stream = new Utf8Stream();
+
+  onBytes(cb: (data: Buffer) => void): { dispose(): void } {
+    this.byteListeners.add(cb);
+    return { dispose: () => this.byteListeners.delete(cb) };
+  }
+
+  onText(cb: (data: string) => void): { dispose(): void } {
+    this.textListeners.add(cb);
+    return { dispose: () => this.textListeners.delete(cb) };
+  }
+
+  push(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const c = this.stream.chunk(bytes);
+    for (const cb of this.byteListeners) cb(bytes);
+    if (this.textListeners.size === 0) return;
+    this.emitText(c.text());
+  }
+
+  /** The end of the output: a character cut off by it comes out as U+FFFD rather than not at all. */
+  end(): void {
+    this.emitText(this.stream.end());
+  }
+
+  clear(): void {
+    this.byteListeners.clear();
+    this.textListeners.clear();
+  }
+
+  private emitText(text: string): void {
+    if (text === '') return;
+    for (const cb of this.textListeners) cb(text);
+  }
+}
