@@ -26,7 +26,8 @@ export type CastHeader = { width: number; height: number; command: string } & Re
 
 export class CastAppender {
   private readonly decoder = new StringDecoder('utf8');
-  private pending: string[] = [];
+  /** Events encoded, each once: their sizes come free, where Buffer.byteLength of each line cost as much as encoding it (a 200 MB flood: 250 ms of the recording's thread). */
+  private pending: Buffer[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** Output not yet made an event: its chunks, their size, and when the first came. */
   private outputChunks: Buffer[] = [];
@@ -35,7 +36,7 @@ export class CastAppender {
   private fd: number | undefined;
   private failure: Error | undefined;
   private written = 0;
-  /** Bytes in `pending`, counted only under a cap. */
+  /** Bytes in `pending`. */
   private pendingBytes = 0;
   /** 'capped': past the cap, output goes to the tail and only markers to the file; 'off': suspended by the client. */
   private mode: 'on' | 'capped' | 'off' = 'on';
@@ -163,25 +164,26 @@ export class CastAppender {
 
   private pushEvent(atMs: number, code: string, data: string): void {
     const t = Math.max(0, (atMs - this.startMs) / 1000);
-    const line = `${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`;
-    if (this.tailBytes > 0) {
-      const size = Buffer.byteLength(line);
-      if (this.mode === 'on' && code === 'o' && this.written + this.pendingBytes + size > this.cap - this.tailBytes) return this.capAt(t, data);
-      this.pendingBytes += size;
-    }
-    this.pending.push(line);
+    const line = eventLine(t, code, data);
+    if (this.tailBytes > 0 && this.mode === 'on' && code === 'o' && this.written + this.pendingBytes + line.length > this.cap - this.tailBytes) return this.capAt(t, data);
+    this.add(line);
   }
 
   /** Output from here goes to the tail; the file says so once. */
   private capAt(t: number, data: string): void {
     // What still fits goes in (half the room in characters: escapes like \r\n double in JSON).
     const room = Math.floor((this.cap - this.tailBytes - this.written - this.pendingBytes - 64) / 2);
-    if (room > 0) this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), 'o', data.slice(0, room)])}\n`);
+    if (room > 0) this.add(eventLine(t, 'o', data.slice(0, room)));
     if (room > 0) data = data.slice(room);
     this.mode = 'capped';
     const note = `recording-cap:${formatSize(this.cap)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`;
-    this.pending.push(`${JSON.stringify([Number(t.toFixed(6)), 'm', note])}\n`);
+    this.add(eventLine(t, 'm', note));
     this.keepTail(Buffer.from(data));
+  }
+
+  private add(line: Buffer): void {
+    this.pending.push(line);
+    this.pendingBytes += line.length;
   }
 
   private keepTail(data: Buffer): void {
@@ -209,7 +211,7 @@ export class CastAppender {
     this.timer = undefined;
     this.takeOutput();
     if (this.pending.length === 0 || this.fd === undefined) return;
-    const batch = Buffer.from(this.pending.join(''));
+    const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.written += batch.length;
     this.pendingBytes = 0;
@@ -229,4 +231,9 @@ export class CastAppender {
       this.onProblem(e as Error);
     }
   }
+}
+
+/** One asciicast event, encoded: `[t, code, data]` and a line end. */
+function eventLine(t: number, code: string, data: string): Buffer {
+  return Buffer.from(`${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`);
 }
