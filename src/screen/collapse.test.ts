@@ -72,6 +72,19 @@ describe('collapseScrolled', () => {
     expect(collapseScrolled(text, KEEP).length).toBeLessThan(text.length);
   });
 
+  it('finds a control at every place within a word of four bytes, in memory aligned or not', () => {
+    const lines = (n: number, line: string) => Array.from({ length: n }, () => line).join('');
+    for (const odd of ['\x01', '\x1f', '\x7f', '\x85', '\r', '\x1b[2J']) {
+      for (let place = 0; place < 4; place++) {
+        const text = Buffer.from(lines(KEEP, 'text\r\n') + 'x'.repeat(place) + odd + lines(KEEP, 'more\r\n'));
+        for (let shift = 0; shift < 4; shift++) {
+          const data = Buffer.concat([Buffer.alloc(shift), text]).subarray(shift);
+          expect(collapseScrolled(data, KEEP), `${JSON.stringify(odd)} at ${place}, shifted ${shift}`).toBe(data);
+        }
+      }
+    }
+  });
+
   it('returns bytes in memory of their own: the flood they came from is not kept alive by them', () => {
     const data = Buffer.from('first\r\n' + 'skipped\r\n'.repeat(50) + 'kept\r\n'.repeat(3));
     const out = collapseScrolled(data, 3);
