@@ -1,23 +1,15 @@
 /** The job's own writers (log, evidence, summary, job folder) with a Redactor: nothing of the job's env on disk but the recording. */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../../test/helpers/temp-dirs.js';
 import { redactorFor } from '../notify/secrets.js';
 import { EvidenceLog } from './evidence.js';
 import { createJobDir } from './job-dir.js';
 import { jobLogger } from './logger.js';
 import { JobSummary } from './summary.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function state(): string {
-  const d = mkdtempSync(join(tmpdir(), 'nightshift-redact-'));
-  dirs.push(d);
-  return d;
-}
+const state = tempDirs('nightshift-redact-');
 
 const VALUE = 'v4lue-of-the-key';
 const r = redactorFor({ API_KEY: VALUE });

@@ -1,19 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../../test/helpers/temp-dirs.js';
 import { AtomicFile, filesWritten } from './atomic-write.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function dir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'ns-atomic-'));
-  dirs.push(d);
-  return d;
-}
+const dir = tempDirs('ns-atomic-');
 
 describe('AtomicFile', () => {
   it('ends with the newest content after many rewrites, 0600, no temporary file left', async () => {
