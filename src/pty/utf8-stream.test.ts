@@ -39,6 +39,16 @@ describe('Utf8Stream', () => {
 });
 
 describe('OutputFan', () => {
+  it('before(): output that came before its listeners continues into the first chunk they hear', () => {
+    const fan = new OutputFan();
+    const text: string[] = [];
+    fan.onText((t) => text.push(t));
+    const all = bytes('old ☃ok');
+    fan.before(all.subarray(0, 5));
+    fan.push(all.subarray(5));
+    expect(text.join('')).toBe('☃ok');
+  });
+
   it('gives bytes to byte listeners and decodes only while a text listener listens', () => {
     const fan = new OutputFan();
     const got: Buffer[] = [];

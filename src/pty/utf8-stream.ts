@@ -87,6 +87,15 @@ export class OutputFan {
     this.emitText(c.text());
   }
 
+  /**
+   * Output that came before this fan's listeners (an adopted job's replay):
+   * decoded into the stream's state and not emitted, so a character split
+   * between it and the next chunk comes out whole.
+   */
+  before(bytes: Buffer): void {
+    if (bytes.length > 0) this.stream.chunk(bytes).text();
+  }
+
   /** The end of the output: a character cut off by it comes out as U+FFFD rather than not at all. */
   end(): void {
     this.emitText(this.stream.end());

@@ -226,7 +226,9 @@ export class HostedPty implements PtyPort {
       }
     }
     held.splice(0, i);
-    return Buffer.concat(parts);
+    const replay = Buffer.concat(parts);
+    this.output.before(replay);
+    return replay;
   }
 
   private deliver(data: Buffer): void {

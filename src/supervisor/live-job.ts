@@ -216,7 +216,11 @@ export class LiveJob {
       }
       this.log.info({ pid: this.pty.pid, state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
       // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
-      if (this.replay?.length) this.feed.push(this.replay);
+      if (this.replay?.length) {
+        this.feed.push(this.replay);
+        // Into the text's decoder too: a character split between the replay and the first live chunk comes out whole.
+        this.text.chunk(this.replay).text();
+      }
     } else {
       this.watchdog.start();
     }
