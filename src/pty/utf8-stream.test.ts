@@ -21,11 +21,23 @@ describe('Utf8Stream', () => {
     expect(b.text()).toBe('☃');
   });
 
-  it('after a chunk nobody read, starts afresh and leaves out the rest of a character begun there', () => {
+  it('after chunks nobody read, gives the next one whole: a character begun in the last of them included, nothing before it', () => {
+    const all = bytes('a☃x☃yz');
+    const s = new Utf8Stream();
+    s.chunk(all.subarray(0, 3)); // 'a' and two bytes of a snowman, never read
+    const read = Buffer.from(all.subarray(3, 6)); // the snowman's last byte, 'x', the next snowman's first byte, never read
+    s.chunk(read);
+    read.fill(0); // a view of a buffer read into again: the stream kept what it needs
+    expect(s.chunk(all.subarray(6)).text()).toBe('☃yz');
+  });
+
+  it('decodes a chunk read out of order on its own, leaving out the rest of a character begun before it', () => {
     const all = bytes('x☃yz');
     const s = new Utf8Stream();
-    s.chunk(all.subarray(0, 2)); // 'x' and the snowman's first byte, never read
-    expect(s.chunk(all.subarray(2)).text()).toBe('yz');
+    const first = s.chunk(all.subarray(0, 2));
+    const second = s.chunk(all.subarray(2));
+    expect(second.text()).toBe('☃yz');
+    expect(first.text()).toBe('x');
   });
 
   it('end(): a character cut off by the end comes out as U+FFFD, only if the last chunk was read', () => {

@@ -19,19 +19,25 @@ const isContinuation = (b: number) => (b & 0xc0) === 0x80;
 
 /**
  * One stream's chunks in order. A chunk's text continues the decoder's state
- * when the chunk before it was decoded; when it was not (nobody listened for
- * text then), the decoder starts afresh and the leading continuation bytes of
- * a character begun in the skipped chunk are left out, so a listener that
- * joins mid-stream sees no replacement character for what it never heard.
+ * when the chunk before it was decoded. When it was not (nobody listened for
+ * text then), a fresh decoder first takes the last bytes of that chunk, kept
+ * for this (at most 3: a character's first bytes), so a listener that joins
+ * mid-stream, or after an adopted job's replay, gets a split character whole
+ * and nothing of the chunks it never heard decoded.
  */
 export class Utf8Stream {
   private decoder = new StringDecoder('utf8');
   private seq = 0;
   /** The sequence number of the chunk the decoder took last (0: none). */
   private decoded = 0;
+  /** The last bytes of the newest chunk and of the one before it (a copy: chunks may be views of a buffer read into again). */
+  private tail = new Tail();
+  private before = new Tail();
 
   chunk(bytes: Buffer): OutputChunk {
     const n = ++this.seq;
+    [this.before, this.tail] = [this.tail, this.before];
+    this.tail.take(bytes);
     let memo: string | undefined;
     return {
       bytes,
@@ -47,13 +53,28 @@ export class Utf8Stream {
 
   private decode(n: number, bytes: Buffer): string {
     // Out of order (an old chunk asked after a newer one): on its own.
-    if (n <= this.decoded) return new StringDecoder('utf8').write(skipContinuation(bytes));
+    if (n <= this.decoded || (n !== this.decoded + 1 && n !== this.seq)) return new StringDecoder('utf8').write(skipContinuation(bytes));
     if (n !== this.decoded + 1) {
       this.decoder = new StringDecoder('utf8');
-      bytes = skipContinuation(bytes);
+      // What the skipped chunk's tail decodes to is its own, not this chunk's: only the state stays.
+      this.decoder.write(this.before.bytes());
     }
     this.decoded = n;
     return this.decoder.write(bytes);
+  }
+}
+
+/** A chunk's last 3 bytes, copied into memory of its own. */
+class Tail {
+  private readonly buf = Buffer.alloc(3);
+  private length = 0;
+
+  take(bytes: Buffer): void {
+    this.length = bytes.copy(this.buf, 0, Math.max(0, bytes.length - 3));
+  }
+
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.length);
   }
 }
 
@@ -87,13 +108,9 @@ export class OutputFan {
     this.emitText(c.text());
   }
 
-  /**
-   * Output that came before this fan's listeners (an adopted job's replay):
-   * decoded into the stream's state and not emitted, so a character split
-   * between it and the next chunk comes out whole.
-   */
+  /** Output that came before this fan's listeners (an adopted job's replay): counted, not decoded, so a character split between it and the next chunk comes out whole. */
   before(bytes: Buffer): void {
-    if (bytes.length > 0) this.stream.chunk(bytes).text();
+    if (bytes.length > 0) this.stream.chunk(bytes);
   }
 
   /** The end of the output: a character cut off by it comes out as U+FFFD rather than not at all. */

@@ -218,8 +218,8 @@ export class LiveJob {
       // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
       if (this.replay?.length) {
         this.feed.push(this.replay);
-        // Into the text's decoder too: a character split between the replay and the first live chunk comes out whole.
-        this.text.chunk(this.replay).text();
+        // A chunk of the text's stream too (not decoded): a character split between the replay and the first live chunk comes out whole.
+        this.text.chunk(this.replay);
       }
     } else {
       this.watchdog.start();
