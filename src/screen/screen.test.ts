@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
-import { Screen } from './screen.js';
+import { LIVE_PIECE, Screen } from './screen.js';
 import { rng } from '../../test/helpers/rng.js';
 
 const screens: Screen[] = [];
@@ -8,8 +8,8 @@ afterEach(() => {
   for (const s of screens.splice(0)) s.dispose();
 });
 
-function screen(cols = 20, rows = 5): Screen {
-  const s = new Screen(cols, rows);
+function screen(cols = 20, rows = 5, piece?: number): Screen {
+  const s = new Screen(cols, rows, piece);
   screens.push(s);
   return s;
 }
@@ -178,5 +178,21 @@ describe('Screen replies and speed', () => {
     for (let i = 0; i < 3000; i++) await s.write(`line ${i}\r\n`);
     expect(s.trailingLines(1)).toEqual(['line 2999']);
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('parses a live job\'s write at most LIVE_PIECE at a time in the caller\'s task, a drill\'s 64 KB write at once', async () => {
+    // 1000 lines of 65 bytes: 65 KB, under the size a write is collapsed at, so every byte is parsed.
+    const data = Array.from({ length: 1000 }, (_, i) => `line ${String(i).padStart(4, '0')} `.padEnd(63, '.') + '\r\n').join('');
+    // The last whole line on the screen (a piece can end inside a line).
+    const lineOf = (s: Screen) => Math.max(-1, ...[...s.trailingLines(2).join('\n').matchAll(/line (\d+)/g)].map((m) => Number(m[1])));
+    const live = screen(80, 24, LIVE_PIECE);
+    const parsed = live.write(data);
+    // What the caller's task parsed: the lines the first piece holds whole, no more.
+    expect(lineOf(live)).toBe(Math.floor(LIVE_PIECE / 65) - 1);
+    await parsed;
+    expect(lineOf(live)).toBe(999);
+    const drill = screen(80, 24);
+    void drill.write(data);
+    expect(lineOf(drill)).toBe(999);
   });
 });

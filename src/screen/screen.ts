@@ -10,8 +10,20 @@ import { DirtyRows } from './dirty-rows.js';
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
 export const SCROLLBACK = 500;
-/** The most of one write xterm is handed at once (see write). */
+/**
+ * The most of one write xterm is handed at once (see write): a drill's
+ * screen, where only throughput counts. xterm parses queued pieces in 12 ms
+ * slices but looks at the clock only between pieces.
+ */
 const PIECE = 64 * 1024;
+/**
+ * A live job's pieces, smaller: its screen shares the daemon's thread with
+ * every other job, the socket and the pager. Before V8 has optimised
+ * xterm's parser (a daemon's first flood) 64 KB took 16 ms alone and 46–77
+ * ms in a daemon among other jobs, in one task; 8 KB cold is 8 ms alone,
+ * 0.2 ms once optimised.
+ */
+export const LIVE_PIECE = 8 * 1024;
 /** Writes shorter than this are parsed as they are: too few lines to gain from collapseScrolled. */
 const COLLAPSE_MIN = 128 * 1024;
 
@@ -35,7 +47,12 @@ export class Screen {
   private lastPlace = '';
   private scrolled = 0;
 
-  constructor(cols: number, rows: number) {
+  /** `piece`: the most of a write xterm gets at once, and so the most parsed in one go (PIECE, or LIVE_PIECE). */
+  constructor(
+    cols: number,
+    rows: number,
+    private readonly piece = PIECE,
+  ) {
     checkSize(cols, rows);
     this.term = new xterm.Terminal({ cols, rows, scrollback: SCROLLBACK, allowProposedApi: true });
     this.dirty = new DirtyRows(this.term);
@@ -94,8 +111,8 @@ export class Screen {
       this.term.input('', true);
       // A big write goes in pieces: xterm parses queued pieces in 12 ms slices
       // between other work, where one piece of megabytes would hold the thread.
-      for (let at = 0; at < data.length; at += PIECE) {
-        const end = Math.min(data.length, at + PIECE);
+      for (let at = 0; at < data.length; at += this.piece) {
+        const end = Math.min(data.length, at + this.piece);
         this.term.write(at === 0 && end === data.length ? data : data.slice(at, end), end === data.length ? done : undefined);
       }
     });

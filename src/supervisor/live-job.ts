@@ -18,7 +18,7 @@ import type { JobRecording } from '../record/job-recording.js';
 import { localTerminal, type OpenedTerminal } from './job-terminal.js';
 import { castHeader } from './cast-header.js';
 import { DEFAULT_RECORDING_CAP } from '../record/cast-writer.js';
-import { Screen } from '../screen/screen.js';
+import { LIVE_PIECE, Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
 import type { EvidenceLog } from './evidence.js';
@@ -105,7 +105,7 @@ export class LiveJob {
     cast.onProblem?.((e) => this.diskProblem('recording.cast', e));
     this.evidence = evidence;
     this.typed = new RecordedInput(pty, this.cast, this.clock);
-    this.screenState = new Screen(spec.cols, spec.rows);
+    this.screenState = new Screen(spec.cols, spec.rows, LIVE_PIECE);
     store.add(() => this.screenState.dispose());
     const bundle = opts.bundle.current;
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
