@@ -18,7 +18,7 @@ import path from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
 import { PtyHostClient } from '../../src/ptyhost/client.js';
 import { Daemon } from '../lib/daemon.js';
-import { cleanEnv, cpuSeconds, rssMB } from '../lib/proc.js';
+import { cleanEnv, cpuSeconds, rssMB, threadCpu, threadCpuSplit, type UserSys } from '../lib/proc.js';
 import { MB, max, median, percentile, sleep } from '../lib/stats.js';
 import { haveTmux, Tmux } from '../lib/tmux.js';
 import { logger, row, type CaseOptions, type CaseResult, type Row } from '../lib/types.js';
@@ -34,6 +34,8 @@ const HOST_RSS_PER_JOB_GOAL_MB = 1;
 interface Timed {
   ms: number;
   bytes?: number;
+  /** The reading thread's CPU (bare node-pty: this process's main thread). */
+  cpu?: UserSys;
 }
 
 interface DaemonRun extends Timed {
@@ -43,6 +45,8 @@ interface DaemonRun extends Timed {
   hostRssPeakMB: number | null;
   daemonCpuS: number;
   hostCpuS: number | null;
+  /** Where the CPU went, user and kernel, main thread and the rest (the host's recording thread, the daemon's board writer). */
+  threads: { daemon: { main: UserSys; others: UserSys }; host: { main: UserSys; others: UserSys } | null };
 }
 
 function makeFlood(dir: string, randomMB: number): string {
@@ -53,11 +57,12 @@ function makeFlood(dir: string, randomMB: number): string {
 
 /** Bare node-pty, raw Buffers. */
 function bare(file: string): Promise<Timed> {
+  const threads0 = threadCpu(process.pid);
   const t0 = performance.now();
   const pty = ptySpawn('cat', [file], { name: 'xterm-256color', cols: COLS, rows: ROWS, cwd: process.cwd(), env: cleanEnv(), encoding: null });
   let bytes = 0;
   pty.onData((d) => (bytes += (d as unknown as Buffer).length));
-  return new Promise((resolve) => pty.onExit(() => resolve({ ms: performance.now() - t0, bytes })));
+  return new Promise((resolve) => pty.onExit(() => resolve({ ms: performance.now() - t0, bytes, cpu: threadCpuSplit(process.pid, threads0, threadCpu(process.pid)).main })));
 }
 
 function viaHost(client: PtyHostClient, file: string, id: string, recording?: string): Promise<Timed> {
@@ -94,6 +99,8 @@ async function daemonJob(d: Daemon, file: string, name: string): Promise<DaemonR
   const rssBeforeMB = rssMB(d.pid);
   const cpu0 = cpuSeconds(d.pid);
   const hostCpu0 = host0 === null ? null : cpuSeconds(host0);
+  const daemonThreads0 = threadCpu(d.pid);
+  const hostThreads0 = host0 === null ? null : threadCpu(host0);
   await d.submit(name, ['cat', file], process.cwd());
   const boardMs: number[] = [];
   let rssPeakMB = rssBeforeMB;
@@ -117,6 +124,10 @@ async function daemonJob(d: Daemon, file: string, name: string): Promise<DaemonR
         hostRssPeakMB,
         daemonCpuS: cpuSeconds(d.pid) - cpu0,
         hostCpuS: host1 !== null && host1 === host0 && hostCpu0 !== null ? cpuSeconds(host1) - hostCpu0 : null,
+        threads: {
+          daemon: threadCpuSplit(d.pid, daemonThreads0, threadCpu(d.pid)),
+          host: host1 !== null && host1 === host0 && hostThreads0 !== null ? threadCpuSplit(host1, hostThreads0, threadCpu(host1)) : null,
+        },
       };
     }
     next += 100;
@@ -184,6 +195,9 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
           `run ${(r.run[i]!.ms / 1000).toFixed(2)} s (true: ${(r.runTrue[i]!.ms / 1000).toFixed(2)} s), daemon job ${(r.daemon[i]!.ms / 1000).toFixed(2)} s` +
           (tmux ? `, tmux ${(r.tmux[i]!.ms / 1000).toFixed(2)} s` : ''),
       );
+      const us = (x: UserSys | undefined) => (x ? `${x.user.toFixed(2)}+${x.sys.toFixed(2)}` : '?');
+      const t = r.daemon[i]!.threads;
+      log(`    CPU s, user+kernel: bare reader ${us(r.bare[i]!.cpu)}; daemon job: host main ${us(t.host?.main)}, host other threads ${us(t.host?.others)}, daemon main ${us(t.daemon.main)}, daemon other threads ${us(t.daemon.others)}`);
     }
     const counts = [...r.bare, ...r.host, ...r.recorded].map((x) => x.bytes!);
     // Not exactly equal: when cat exits the kernel hangs up its terminal and drops what is still queued (a few KB).
@@ -246,6 +260,7 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
         runs,
         seconds: { bare: secs(r.bare), host: secs(r.host), recorded: secs(r.recorded), run: secs(r.run), runTrue: secs(r.runTrue), daemon: secs(r.daemon), tmux: secs(r.tmux) },
         bytes: { bare: r.bare.map((x) => x.bytes), host: r.host.map((x) => x.bytes), recorded: r.recorded.map((x) => x.bytes) },
+        bareCpu: r.bare.map((x) => x.cpu),
         daemon: r.daemon.map(({ boardMs: b, ...rest }) => ({ ...rest, boardCalls: b.length, boardMaxMs: max(b), boardP99Ms: percentile(b, 99), boardMedianMs: median(b) })),
         hostRss,
         tmux: tmux !== null,

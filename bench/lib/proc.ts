@@ -1,5 +1,5 @@
 /** Process figures from /proc (Linux). */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/PID/stat's times (USER_HZ, 100 on Linux). */
 export const HZ = 100;
@@ -13,6 +13,40 @@ function statFields(pid: number): string[] {
 export function cpuSeconds(pid: number): number {
   const f = statFields(pid);
   return (Number(f[11]) + Number(f[12])) / HZ;
+}
+
+/** CPU seconds in user space and in the kernel (a tty's or a file's copies are the kernel's). */
+export interface UserSys {
+  user: number;
+  sys: number;
+}
+
+/** Each thread's CPU so far, by thread id (/proc/PID/task); a thread gone by the time it is read is left out. */
+export function threadCpu(pid: number): Map<number, UserSys> {
+  const out = new Map<number, UserSys>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      out.set(Number(tid), { user: Number(f[11]) / HZ, sys: Number(f[12]) / HZ });
+    } catch {
+      // Ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** What a process's main thread and its other threads (workers, V8's helpers) used between two threadCpu readings. */
+export function threadCpuSplit(pid: number, before: Map<number, UserSys>, after: Map<number, UserSys>): { main: UserSys; others: UserSys } {
+  const main = { user: 0, sys: 0 };
+  const others = { user: 0, sys: 0 };
+  for (const [tid, a] of after) {
+    const b = before.get(tid) ?? { user: 0, sys: 0 };
+    const to = tid === pid ? main : others;
+    to.user += a.user - b.user;
+    to.sys += a.sys - b.sys;
+  }
+  const round = (x: UserSys) => ({ user: Math.round(x.user * 100) / 100, sys: Math.round(x.sys * 100) / 100 });
+  return { main: round(main), others: round(others) };
 }
 
 /** utime + stime + cutime + cstime (the children it has waited for), in seconds. */
