@@ -24,6 +24,7 @@ import Sqlite from 'better-sqlite3';
 import { openDatabase, type Database } from './db.js';
 import { workerUrl } from '../util/worker-url.js';
 import type { WriterReply, WriteStep } from './write-protocol.js';
+import { within } from '../util/within.js';
 
 /** How long close() waits, by default, for a disk that refuses the last writes (the writer retries them) before it gives up on them. */
 const CLOSE_WAIT_MS = 15_000;
@@ -220,16 +221,6 @@ function capture(db: Database, into: WriteBehind): void {
         throw e;
       }
     })) as Database['transaction'];
-}
-
-async function within<T>(ms: number, p: Promise<T>): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function partition<T>(xs: readonly T[], test: (x: T) => boolean): [T[], T[]] {

@@ -47,6 +47,7 @@ import { FleetLink } from '../fleet/link.js';
 import { PgOutbox } from '../fleet/outbox.js';
 import { FleetCommands } from '../fleet/web.js';
 import { COMMAND_LIST } from './commands.js';
+import { within } from '../util/within.js';
 
 export interface DaemonOptions {
   readonly stateDir: string;
@@ -445,7 +446,7 @@ export class Daemon {
     const left = this.running();
     this.log.warn({ jobs: left.map((j) => j.id), starting: this.slots.size - left.length }, 'jobs did not stop in time; killing them');
     for (const j of left) j.kill();
-    await Promise.race([Promise.all(left.map((j) => j.finished)), new Promise((r) => setTimeout(r, FORCE_GRACE_MS))]);
+    await within(FORCE_GRACE_MS, Promise.all(left.map((j) => j.finished)));
     for (const id of this.slots.keys()) {
       const rec = this.board.get(id);
       // A job still starting is queued on the board: it stays queued and runs at the next start.
@@ -461,7 +462,7 @@ export class Daemon {
     this.shuttingDown = true;
     clearInterval(this.timer);
     clearTimeout(this.forceTimer);
-    await Promise.race([this.pager.tick().catch(() => undefined), new Promise((r) => setTimeout(r, FINAL_PAGE_MS))]);
+    await within(FINAL_PAGE_MS, this.pager.tick().catch(() => undefined));
     await this.fleet?.close();
     await this.web?.close();
     await this.server.close();

@@ -24,6 +24,7 @@ import { heartbeat, leave, sweepLost, LOST_AFTER_S } from './hosts.js';
 import { claimedQueued, claimJobs, failBlockedDependents, releaseJob } from './jobs.js';
 import { BoardFlush, boardIdentity } from './flush.js';
 import { storeScreens } from './screens.js';
+import { within } from '../util/within.js';
 
 /** What the link needs of its daemon: a narrow view, so the two files stay apart. */
 export interface FleetHost {
@@ -103,7 +104,7 @@ export class FleetLink {
         await leave(this.db, this.name);
       }
     })().catch(() => undefined);
-    await Promise.race([last, new Promise((r) => setTimeout(r, ms))]);
+    await within(ms, last);
     await this.listener?.end().catch(() => undefined);
     await this.db.close();
   }
