@@ -5,7 +5,7 @@ import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { keepLastWords } from './last-words.js';
 import { InputError } from '../util/errors.js';
 import { keySequence } from './keys.js';
-import { OutputFan } from './utf8-stream.js';
+import { OutputFan, type OutputChunk } from './utf8-stream.js';
 import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
 
 export type { Disposable, PtyExit, PtyPort } from './pty-port.js';
@@ -54,8 +54,8 @@ export abstract class LocalPty implements PtyPort {
     return this.output.onText(cb);
   }
 
-  onBytes(cb: (data: Buffer) => void): Disposable {
-    return this.output.onBytes(cb);
+  onOutput(cb: (chunk: OutputChunk) => void): Disposable {
+    return this.output.onOutput(cb);
   }
 
   sendText(text: string, o: SendTextOptions = {}): Promise<void> {

@@ -4,6 +4,7 @@
  * ../ptyhost/hosted-pty.ts). Kept to the members the supervisor calls, so a
  * second implementation cannot drift on what matters.
  */
+import type { OutputChunk } from './utf8-stream.js';
 
 export interface PtyExit {
   /** node-pty reports 0 here when the child died of a signal. */
@@ -34,8 +35,13 @@ export interface PtyPort {
   readonly exited: Promise<PtyExit>;
   /** The output decoded (UTF-8); decoding happens only while someone listens here. */
   onData(cb: (data: string) => void): Disposable;
-  /** The output as it came, for a reader that takes bytes (the screen: xterm decodes UTF-8 itself). Good only during the call: a reader that keeps them copies. */
-  onBytes(cb: (data: Buffer) => void): Disposable;
+  /**
+   * The output as it came, each chunk's text decoded when first asked for
+   * (once, shared with onData). Its bytes are good only during the call: a
+   * reader that keeps them copies. The end may add a chunk of no bytes whose
+   * text is a character the end cut off (U+FFFD).
+   */
+  onOutput(cb: (chunk: OutputChunk) => void): Disposable;
   /** Dropped silently once the child has exited. */
   write(data: string): void;
   sendText(text: string, o?: SendTextOptions): Promise<void>;

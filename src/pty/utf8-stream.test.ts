@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutputFan, Utf8Stream } from './utf8-stream.js';
+import { OutputFan, Utf8Stream, type OutputChunk } from './utf8-stream.js';
 
 const bytes = (s: string) => Buffer.from(s);
 
@@ -61,11 +61,11 @@ describe('OutputFan', () => {
     expect(text.join('')).toBe('☃ok');
   });
 
-  it('gives bytes to byte listeners and decodes only while a text listener listens', () => {
+  it('gives chunks to chunk listeners and decodes only while a text listener listens', () => {
     const fan = new OutputFan();
     const got: Buffer[] = [];
     const text: string[] = [];
-    fan.onBytes((b) => got.push(Buffer.from(b)));
+    fan.onOutput((c) => got.push(Buffer.from(c.bytes)));
     fan.push(bytes('one ☃'));
     const sub = fan.onText((t) => text.push(t));
     const two = bytes('two ☃');
@@ -76,5 +76,19 @@ describe('OutputFan', () => {
     fan.end();
     expect(Buffer.concat(got).toString()).toBe('one ☃two ☃three');
     expect(text.join('')).toBe('two ☃');
+  });
+
+  it('hands a character cut off by the end to both kinds of listener, to chunk listeners as a chunk of no bytes', () => {
+    const fan = new OutputFan();
+    const chunks: OutputChunk[] = [];
+    const text: string[] = [];
+    fan.onOutput((c) => chunks.push(c));
+    fan.onText((t) => text.push(t));
+    const snow = bytes('a ☃');
+    fan.push(snow.subarray(0, snow.length - 1));
+    fan.end();
+    expect(chunks.map((c) => c.text())).toEqual(['a ', '\ufffd']);
+    expect(chunks[1]!.bytes.length).toBe(0);
+    expect(text).toEqual(['a ', '\ufffd']);
   });
 });

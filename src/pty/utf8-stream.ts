@@ -84,15 +84,19 @@ function skipContinuation(bytes: Buffer): Buffer {
   return i === 0 ? bytes : bytes.subarray(i);
 }
 
-/** Byte listeners and text listeners of one terminal's output; text is decoded only while someone listens for it. */
+/**
+ * Chunk listeners and text listeners of one terminal's output, over one
+ * Utf8Stream: a chunk's text is decoded once, when a text listener is there
+ * or a chunk listener first asks, however many read it.
+ */
 export class OutputFan {
-  private readonly byteListeners = new Set<(data: Buffer) => void>();
+  private readonly chunkListeners = new Set<(chunk: OutputChunk) => void>();
   private readonly textListeners = new Set<(data: string) => void>();
   private readonly stream = new Utf8Stream();
 
-  onBytes(cb: (data: Buffer) => void): { dispose(): void } {
-    this.byteListeners.add(cb);
-    return { dispose: () => this.byteListeners.delete(cb) };
+  onOutput(cb: (chunk: OutputChunk) => void): { dispose(): void } {
+    this.chunkListeners.add(cb);
+    return { dispose: () => this.chunkListeners.delete(cb) };
   }
 
   onText(cb: (data: string) => void): { dispose(): void } {
@@ -103,7 +107,7 @@ export class OutputFan {
   push(bytes: Buffer): void {
     if (bytes.length === 0) return;
     const c = this.stream.chunk(bytes);
-    for (const cb of this.byteListeners) cb(bytes);
+    for (const cb of this.chunkListeners) cb(c);
     if (this.textListeners.size === 0) return;
     this.emitText(c.text());
   }
@@ -113,13 +117,17 @@ export class OutputFan {
     if (bytes.length > 0) this.stream.chunk(bytes);
   }
 
-  /** The end of the output: a character cut off by it comes out as U+FFFD rather than not at all. */
+  /** The end of the output: a character cut off by it comes out as U+FFFD rather than not at all (to chunk listeners as a chunk of no bytes). */
   end(): void {
-    this.emitText(this.stream.end());
+    const rest = this.stream.end();
+    if (rest === '') return;
+    const last: OutputChunk = { bytes: Buffer.alloc(0), text: () => rest };
+    for (const cb of this.chunkListeners) cb(last);
+    this.emitText(rest);
   }
 
   clear(): void {
-    this.byteListeners.clear();
+    this.chunkListeners.clear();
     this.textListeners.clear();
   }
 

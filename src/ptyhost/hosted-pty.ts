@@ -6,7 +6,7 @@
  */
 import { checkSignal, checkSize, sendKeysPaced, sendTextPaced, type PtySpawnOptions } from '../pty/host.js';
 import type { Disposable, PtyPort, SendTextOptions } from '../pty/pty-port.js';
-import { OutputFan } from '../pty/utf8-stream.js';
+import { OutputFan, type OutputChunk } from '../pty/utf8-stream.js';
 import type { PtyHostClient } from './client.js';
 import type { JobExit, SpawnArgs } from './protocol.js';
 
@@ -142,8 +142,8 @@ export class HostedPty implements PtyPort {
     return this.output.onText(cb);
   }
 
-  onBytes(cb: (data: Buffer) => void): Disposable {
-    return this.output.onBytes(cb);
+  onOutput(cb: (chunk: OutputChunk) => void): Disposable {
+    return this.output.onOutput(cb);
   }
 
   write(data: string): void {
@@ -209,7 +209,7 @@ export class HostedPty implements PtyPort {
   /**
    * Takes the replay out of what is held (call right after adopt resolved):
    * the output the job printed before this attach, for its owner to rebuild
-   * the screen from. What came after stays, for onData and onBytes.
+   * the screen from. What came after stays, for onData and onOutput.
    */
   takeReplay(): Buffer {
     const held = this.held ?? [];

@@ -26,7 +26,6 @@ import { isSuccess, shellExitCode } from '../core/outcome.js';
 import type { Logger } from './logger.js';
 import type { ProcSampler } from './proc-sampler.js';
 import { ScreenFeed } from './screen-feed.js';
-import { Utf8Stream } from '../pty/utf8-stream.js';
 import { openRecords } from './job-records.js';
 import { SystemClock } from './system-clock.js';
 import type { BlockedPrompt, JobOptions, JobSpec, JobStatus, ScreenView } from './job-spec.js';
@@ -74,8 +73,6 @@ export class LiveJob {
   private detached = false;
   /** Adopted after a restart: the output it printed before, to rebuild the screen from. */
   private readonly replay: Buffer | undefined;
-  /** The output's text, for the sinks that read it. */
-  private readonly text = new Utf8Stream();
   readonly finished: Promise<PtyExit>;
 
   /** Each resource is registered the moment it is taken, so a constructor that throws half-way releases what it took. */
@@ -216,26 +213,21 @@ export class LiveJob {
       }
       this.log.info({ pid: this.pty.pid, state: opts.resume.point.state, reason: opts.resume.point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
       // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
-      if (this.replay?.length) {
-        this.feed.push(this.replay);
-        // A chunk of the text's stream too (not decoded): a character split between the replay and the first live chunk comes out whole.
-        this.text.chunk(this.replay);
-      }
+      if (this.replay?.length) this.feed.push(this.replay);
     } else {
       this.watchdog.start();
     }
     this.agents.watchTree();
-    this.pty.onBytes((bytes) => {
-      const chunk = this.text.chunk(bytes);
+    this.pty.onOutput((chunk) =>
       this.emit({
         kind: 'output',
         t: this.clock.now(),
-        bytes,
+        bytes: chunk.bytes,
         get data() {
           return chunk.text();
         },
-      });
-    });
+      }),
+    );
     if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
     this.procs.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
@@ -449,9 +441,6 @@ export class LiveJob {
     if (!e) return;
     // An exit the PTY host saw while no daemon watched happened then, not now.
     const now = e.at ? Math.min(Date.parse(e.at), this.clock.now()) : this.clock.now();
-    // A character the exit cut off reaches the text readers (the recording) as U+FFFD, not as nothing.
-    const rest = this.text.end();
-    if (rest !== '') this.emit({ kind: 'output', t: now, bytes: Buffer.alloc(0), data: rest });
     this.emit({ kind: 'exit', t: now, code: shellExitCode(e) });
     this.watchdog.observe({
       kind: 'exit',
