@@ -5,26 +5,18 @@
  * and calls tick() then, in real or virtual time.
  */
 import type { Clock } from './clock.js';
-import type { PromptMatch } from './prompt-match.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
-import { PROBE_BLOCK, TaskStateMachine, type Reason, type TaskState, type Transition } from './task-state.js';
+import { PROBE_BLOCK, type Reason, type TaskState, type Transition } from './task-state.js';
 import { NO_RESPONDER, blockAction, promptAction } from './actions.js';
 import { Progress } from './progress.js';
-import { dialogKey, type DialogMatch } from './dialog-structure.js';
-import { ScreenReadings } from './screen-reading.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
 import { AgentWait } from './agent-wait.js';
-import {
-  DEFAULT_WATCHDOG,
-  EARLY_SETTLE_MS,
-  KNOWN_DIALOG_SETTLE_MS,
-  type Action,
-  type PromptResponder,
-  type Signal,
-  type WatchdogConfig,
-  type WatchdogListener,
-  type WatchdogRules,
-} from './watchdog-types.js';
+import { AnswerCheck } from './answer-check.js';
+import { ScreenAsks, type Candidate } from './screen-asks.js';
+import { Verdicts, type ResumePoint } from './verdicts.js';
+import { DEFAULT_WATCHDOG, type Action, type PromptResponder, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogRules } from './watchdog-types.js';
+
+export type { ResumePoint } from './verdicts.js';
 
 export interface WatchdogOptions {
   /** Decides answer-or-escalate for known prompts; without one every prompt is escalated. */
@@ -33,55 +25,15 @@ export interface WatchdogOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-interface Candidate {
-  readonly key: string;
-  readonly match: PromptMatch;
-  readonly since: number;
-}
-
-interface Episode {
-  readonly code: string;
-  key: string;
-  readonly since: number;
-  /** When the job was blocked on it. */
-  readonly at: number;
-  /**
-   * Resumed from the board after a daemon restart, until the first screen:
-   * that screen tells which prompt or dialog it is (its key), and nothing
-   * before it may end the block.
-   */
-  resuming?: boolean;
-}
-
-/** A job's state as the board kept it, for a watchdog that takes over a job already running (an adopted one). */
-export interface ResumePoint {
-  readonly state: 'running' | 'blocked';
-  readonly reason: Reason;
-  /** When the board's last transition was. */
-  readonly since: number;
-  /** The action the block was paged for (from the evidence), when there is one. */
-  readonly action?: Action;
-}
-
 export class Watchdog {
-  private sm: TaskStateMachine;
+  private readonly v: Verdicts;
   private readonly progress = new Progress();
-  private readonly listeners: WatchdogListener[] = [];
-  private readonly actionLog: Action[] = [];
+  private readonly asks = new ScreenAsks();
+  private readonly answers = new AnswerCheck();
   private screen: ScreenSnapshot | undefined;
-  /** Prompts and dialogs read off screens seen before: spinner frames come round again and again. */
-  private readonly readings = new ScreenReadings();
-  private candidate: Candidate | undefined;
-  /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
-  private dialog: { readonly key: string; readonly match: DialogMatch; readonly since: number } | undefined;
-  private episode: Episode | undefined;
   /** What the agent said about itself (agent-wait.ts). */
   private readonly agent = new AgentWait();
   private foreground: string | null = null;
-  private readingTty = false;
-  /** An automatic answer awaiting proof that its prompt left the screen. */
-  private verify: { key: string; due: number } | undefined;
-  private readonly answered = new Set<string>();
   private readonly responder: PromptResponder;
   private readonly env: Readonly<Record<string, string | undefined>>;
 
@@ -91,26 +43,26 @@ export class Watchdog {
     readonly config: WatchdogConfig = DEFAULT_WATCHDOG,
     options: WatchdogOptions = {},
   ) {
-    this.sm = new TaskStateMachine(clock.now());
+    this.v = new Verdicts(clock.now());
     this.responder = options.responder ?? NO_RESPONDER;
     this.env = options.env ?? {};
   }
 
   listen(l: WatchdogListener): void {
-    this.listeners.push(l);
+    this.v.listen(l);
   }
 
   get state(): TaskState {
-    return this.sm.state;
+    return this.v.state;
   }
   get reason(): Reason {
-    return this.sm.reason;
+    return this.v.reason;
   }
   get history(): readonly Transition[] {
-    return this.sm.history;
+    return this.v.history;
   }
   get actions(): readonly Action[] {
-    return this.actionLog;
+    return this.v.actions;
   }
 
   /** Rules can be swapped live (reload); the current candidate is re-checked on the next screen. */
@@ -120,9 +72,10 @@ export class Watchdog {
 
   /** What the watchdog currently believes, for `show` and logs. */
   status() {
+    const c = this.asks.candidate;
     return {
-      state: this.sm.state,
-      reason: this.sm.reason,
+      state: this.v.state,
+      reason: this.v.reason,
       lastScreenChange: this.progress.lastScreenChange,
       lastNewScreen: this.progress.lastNewScreen,
       lastOutput: this.progress.lastOutputAt ?? null,
@@ -130,14 +83,14 @@ export class Watchdog {
       toolsInFlight: this.progress.tools.inFlight,
       procBusy: this.progress.procBusy,
       lastProgress: this.progress.lastProgress(),
-      promptCandidate: this.candidate ? { rule: this.candidate.match.rule.id, since: this.candidate.since } : null,
+      promptCandidate: c ? { rule: c.match.rule.id, since: c.since } : null,
     };
   }
 
   start(): void {
     const now = this.clock.now();
     this.progress.start(now);
-    this.move('running', { code: 'started' }, now);
+    this.v.move('running', { code: 'started' }, now);
   }
 
   /**
@@ -148,19 +101,12 @@ export class Watchdog {
    */
   resume(r: ResumePoint): void {
     const now = this.clock.now();
-    const t = Math.min(r.since, now);
     this.progress.start(now);
-    // Its history starts when the board's last move was: an exit seen meanwhile comes after it.
-    this.sm = new TaskStateMachine(t);
-    this.sm.transition('running', r.state === 'running' ? r.reason : { code: 'started' }, t);
-    if (r.state !== 'blocked') return;
-    this.sm.transition('blocked', r.reason, t);
-    const key = r.reason.code === 'agent-waiting' ? `agent:${r.reason.detail ?? ''}` : r.reason.code;
-    this.episode = { code: r.reason.code, key, since: t, at: t, resuming: true };
+    this.v.resume(r, Math.min(r.since, now));
   }
 
   observe(signal: Signal): void {
-    if (this.sm.state === 'done') return;
+    if (this.v.state === 'done') return;
     const now = this.clock.now();
     switch (signal.kind) {
       case 'output':
@@ -172,7 +118,7 @@ export class Watchdog {
       case 'tool':
         this.progress.tool(signal.event, now);
         // An agent asks before it runs: its transcript shows the call (a start) while the permission dialog waits.
-        if (signal.event.phase === 'finish' || !this.waitsForPerson()) this.wake('tool', now);
+        if (signal.event.phase === 'finish' || !this.v.waitsForPerson()) this.wake('tool', now);
         break;
       case 'proc':
         this.onProc(signal.busy, now);
@@ -181,7 +127,7 @@ export class Watchdog {
         this.foreground = signal.program;
         break;
       case 'tty-read':
-        this.readingTty = signal.reading;
+        this.asks.readingTty = signal.reading;
         break;
       case 'agent':
         this.onAgent(signal.signal, now);
@@ -194,7 +140,7 @@ export class Watchdog {
         if (signal.action !== 'cancel') this.onPerson(signal.by, now);
         break;
       case 'exit':
-        this.onExit(signal, Math.max(signal.at ?? now, this.sm.history.at(-1)!.t));
+        this.onExit(signal, Math.max(signal.at ?? now, this.v.history.at(-1)!.t));
         return;
     }
     this.evaluate(now);
@@ -202,20 +148,21 @@ export class Watchdog {
 
   /** Re-evaluates timers at the clock's current time. */
   tick(): void {
-    if (this.sm.state !== 'done') this.evaluate(this.clock.now());
+    if (this.v.state !== 'done') this.evaluate(this.clock.now());
   }
 
   /** The next time (ms) at which tick() could change something; undefined if none. */
   nextDeadline(): number | undefined {
-    if (this.sm.state === 'done' || this.sm.state === 'queued') return undefined;
+    if (this.v.state === 'done' || this.v.state === 'queued') return undefined;
     const now = this.clock.now();
+    const { candidate, dialog } = this.asks;
     const due: number[] = [];
-    if (this.candidate && !this.blockedOn(this.candidate.key)) due.push(this.candidate.since + this.settleFor(this.candidate));
-    if (this.dialog && !this.blockedOn(this.dialog.key)) due.push(this.dialog.since + this.config.settleMs);
-    if (this.verify) due.push(this.verify.due);
-    const agentDue = this.sm.state === 'running' && !this.candidate ? this.agent.deadline(this.progress.stillness(this.config.settleMs)) : undefined;
+    if (candidate && !this.v.blockedOn(candidate.key)) due.push(candidate.since + this.settleFor(candidate));
+    if (dialog && !this.v.blockedOn(dialog.key)) due.push(dialog.since + this.config.settleMs);
+    if (this.answers.due !== undefined) due.push(this.answers.due);
+    const agentDue = this.v.state === 'running' && !candidate ? this.agent.deadline(this.progress.stillness(this.config.settleMs)) : undefined;
     if (agentDue !== undefined) due.push(agentDue);
-    if (this.sm.state === 'running') {
+    if (this.v.state === 'running') {
       const quietDue = this.progress.lastNewScreen + this.config.screenQuietMs;
       due.push(quietDue);
       if (!this.progress.somethingMoves()) due.push(Math.max(quietDue, this.hangDeadline()));
@@ -227,37 +174,16 @@ export class Watchdog {
   private onScreen(snap: ScreenSnapshot, now: number): void {
     const changed = snap.fingerprint !== this.screen?.fingerprint;
     this.screen = snap;
-    const resuming = this.episode?.resuming === true;
+    const resuming = this.v.episode?.resuming === true;
     // The screen rebuilt after a restart is what was there, not something new.
     const fresh = changed && this.progress.screenChanged(snap.fingerprint, now) && !resuming;
-    const m = this.readings.prompt(snap, this.rules.prompts);
-    const key = m ? `${m.rule.id}\n${m.text}` : undefined;
-    if (key !== this.candidate?.key) this.candidate = m && key ? { key, match: m, since: now } : undefined;
-    if (resuming) this.resumeOn(m, snap);
+    const m = this.asks.prompt(snap, this.rules.prompts, now);
+    if (resuming) this.asks.claim(this.v.episode!, m, snap, this.v.reason.rule);
     this.onDialog(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
-    if (fresh && this.sm.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
+    if (fresh && this.v.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
     // A quiet spell is over once the screen moves again: the board must not say "quiet" of a job that prints.
-    if (fresh && this.sm.state === 'running' && this.sm.reason.code.startsWith('quiet-')) this.restate({ code: 'screen' }, now);
-  }
-
-  /**
-   * The first screen of a resumed block: the prompt (or dialog) it names, if
-   * it is still there, is the block's own, settled since the block began.
-   * If it is gone, the next evaluate ends the block as any cleared prompt.
-   */
-  private resumeOn(m: PromptMatch | undefined, snap: ScreenSnapshot): void {
-    const e = this.episode!;
-    e.resuming = false;
-    if (e.code === 'prompt' && m && this.candidate && m.rule.id === this.sm.reason.rule) {
-      e.key = this.candidate.key;
-      this.candidate = { ...this.candidate, since: e.since };
-    }
-    const d = e.code === 'unknown-dialog' && !m ? this.readings.dialog(snap) : undefined;
-    if (d) {
-      e.key = dialogKey(d);
-      this.dialog = { key: e.key, match: d, since: e.since };
-    }
+    if (fresh && this.v.state === 'running' && this.v.reason.code.startsWith('quiet-')) this.v.restate({ code: 'screen' }, now);
   }
 
   /**
@@ -267,9 +193,9 @@ export class Watchdog {
    * (a rejected permission fires no hook, and would otherwise stay blocked).
    */
   private wokenByScreen(now: number): boolean {
-    const code = this.sm.reason.code;
-    if (code === 'prompt' || code === 'unknown-dialog' || this.probeBlocked()) return false;
-    return code !== 'agent-waiting' || now - (this.episode?.at ?? now) >= this.config.settleMs;
+    const code = this.v.reason.code;
+    if (code === 'prompt' || code === 'unknown-dialog' || this.v.probeBlocked()) return false;
+    return code !== 'agent-waiting' || now - (this.v.episode?.at ?? now) >= this.config.settleMs;
   }
 
   /** Only an agent-waiting block ends on the agent's word; a hang ends when the agent works again. */
@@ -277,31 +203,27 @@ export class Watchdog {
     this.agent.say(s, now);
     if (s.state === 'working') this.progress.agentWorkedAt = now;
     if (s.state === 'waiting') return;
-    const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
-    if (code === 'agent-waiting' || (code === 'hung' && s.state === 'working')) {
-      this.episode = undefined;
-      this.move('running', { code: 'agent-working', detail: agentStateDetail(s) }, now);
+    if (this.v.blockedFor('agent-waiting') || (this.v.blockedFor('hung') && s.state === 'working')) {
+      this.v.unblock({ code: 'agent-working', detail: agentStateDetail(s) }, now);
     }
   }
 
   /** Known rules win: a dialog is looked for only when no rule matches. It ends when its structure leaves the screen. */
   private onDialog(snap: ScreenSnapshot | undefined, now: number): void {
-    const d = snap ? this.readings.dialog(snap) : undefined;
-    const key = d ? dialogKey(d) : undefined;
-    if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
-    if (this.sm.state === 'blocked' && this.sm.reason.code === 'unknown-dialog' && !this.blockedOn(this.dialog?.key ?? '')) this.promptCleared(now);
+    this.asks.seeDialog(snap, now);
+    if (this.v.blockedFor('unknown-dialog') && !this.v.blockedOn(this.asks.dialog?.key ?? '')) this.promptCleared(now);
   }
 
   private onProc(busy: boolean, now: number): void {
     this.progress.proc(busy, now);
-    if (busy && this.sm.state === 'blocked' && this.sm.reason.code === 'hung') this.wake('proc', now);
+    if (busy && this.v.blockedFor('hung')) this.wake('proc', now);
   }
 
   private onExit(s: Extract<Signal, { kind: 'exit' }>, now: number): void {
     const code = s.stoppedFor ?? (s.signal ? 'signal' : 'exit');
     const reason: Reason = { code, exitCode: s.exitCode, signal: s.signal, ...(s.detail ? { detail: s.detail } : {}) };
-    this.candidate = undefined;
-    this.move('done', reason, now);
+    this.asks.candidate = undefined;
+    this.v.move('done', reason, now);
   }
 
   /**
@@ -310,55 +232,54 @@ export class Watchdog {
    * rejection fires nothing), so it ends with it rather than blocking anew.
    */
   private promptCleared(now: number): void {
-    this.episode = undefined;
     this.agent.clear();
-    this.move('running', { code: 'prompt-cleared' }, now);
+    this.v.unblock({ code: 'prompt-cleared' }, now);
   }
 
   /** Activity ends an unknown-prompt or hung episode; a known prompt ends only when it leaves the screen. */
   private wake(code: 'screen' | 'tool' | 'proc', now: number): void {
-    if (this.sm.state !== 'blocked' || this.sm.reason.code === 'prompt' || this.probeBlocked()) return;
-    this.episode = undefined;
+    if (this.v.state !== 'blocked' || this.v.reason.code === 'prompt' || this.v.probeBlocked()) return;
     this.agent.clear();
-    this.move('running', { code }, now);
+    this.v.unblock({ code }, now);
   }
 
   private evaluate(now: number): void {
     // A resumed block waits for its first screen: without one, every prompt looks gone.
-    if (this.episode?.resuming) return;
+    if (this.v.episode?.resuming) return;
     this.checkAnswerTookEffect(now);
-    const c = this.candidate;
+    const c = this.asks.candidate;
     if (c && now - c.since >= this.settleFor(c)) {
-      if (!this.blockedOn(c.key)) this.blockOnPrompt(c, now);
+      if (!this.v.blockedOn(c.key)) this.blockOnPrompt(c, now);
       return;
     }
-    if (this.sm.state === 'blocked' && this.sm.reason.code === 'prompt') this.promptCleared(now);
-    if (this.sm.state === 'running' && !this.candidate && this.agent.due(now, this.progress.stillness(this.config.settleMs))) {
+    if (this.v.blockedFor('prompt')) this.promptCleared(now);
+    const running = this.v.state === 'running';
+    if (running && !c && this.agent.due(now, this.progress.stillness(this.config.settleMs))) {
       const detail = agentStateDetail(this.agent.signal!);
       this.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);
       return;
     }
-    const d = this.dialog;
+    const d = this.asks.dialog;
     // A dialog waits for a key; a program that still works (CPU, disk, a finished tool call) is drawing, not asking.
-    if (d && this.sm.state === 'running' && now - d.since >= this.config.settleMs && !this.progress.procBusy && !this.progress.toolFinishedSince(d.since)) {
+    if (d && running && now - d.since >= this.config.settleMs && !this.progress.procBusy && !this.progress.toolFinishedSince(d.since)) {
       this.block({ code: 'unknown-dialog', class: 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
       return;
     }
-    if (this.sm.state === 'running' && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
+    if (running && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
   }
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
   private inspectQuiet(now: number): void {
-    const question = this.screen ? this.readings.prompt(this.screen, this.rules.questions) : undefined;
+    const question = this.asks.question(this.screen, this.rules.questions);
     const { tools, lastNewScreen, procBusy } = this.progress;
     const toolDuringQuiet = tools.inFlight > 0 || (tools.lastEventAt ?? -Infinity) >= lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.
     if (question && !toolDuringQuiet && !procBusy) {
       this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question.text, lastNewScreen, now);
     } else if (tools.inFlight > 0) {
-      this.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
+      this.v.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
     } else if (procBusy) {
-      this.restate({ code: 'quiet-child-busy' }, now);
+      this.v.restate({ code: 'quiet-child-busy' }, now);
     } else if (now >= this.hangDeadline()) {
       this.block({ code: 'hung', ...(this.progress.cycling() ? { detail: 'cycling-screen' } : {}) }, undefined, this.progress.lastProgress(), now);
     }
@@ -372,64 +293,33 @@ export class Watchdog {
    */
   private onProbe(probe: string, text: string, now: number): void {
     // One episode, one page: a second verdict on the same calls (a loop is often a failure loop too) is evidence only.
-    if (this.probeBlocked()) return;
+    if (this.v.probeBlocked()) return;
     const code = `${PROBE_BLOCK}${probe}`;
     const reason: Reason = { code, detail: text };
     const action: Action = { ...blockAction(reason, undefined, now, now, this.screen?.rows ?? []), text: `${probe}: ${text}`, layer: 'probe', why: text };
-    if (this.sm.state === 'running' || (this.sm.state === 'blocked' && this.sm.reason.code === 'hung')) {
-      this.episode = { code, key: code, since: now, at: now };
-      this.move('blocked', reason, now);
-    }
-    this.act(action);
+    if (this.v.state === 'running' || this.v.blockedFor('hung')) this.v.blockOn({ code, key: code, since: now, at: now }, reason, now);
+    this.v.act(action);
   }
 
   /** A person's `continue`, `send`, `answer` or `key` ends a probe's block: they decided the agent goes on. */
   private onPerson(by: string, now: number): void {
-    if (!this.probeBlocked()) return;
-    this.episode = undefined;
-    this.move('running', { code: 'continued', detail: by }, now);
+    if (this.v.probeBlocked()) this.v.unblock({ code: 'continued', detail: by }, now);
   }
 
-  private probeBlocked(): boolean {
-    return this.sm.state === 'blocked' && this.sm.reason.code.startsWith(PROBE_BLOCK);
-  }
-
-  /**
-   * A line prompt (cursor on its line) whose program sits in a terminal read
-   * settles early; a dialog a rule names settles in KNOWN_DIALOG_SETTLE_MS;
-   * any other keeps the settle time. Never longer than the configured settle.
-   */
   private settleFor(c: Candidate): number {
-    const linePrompt = (c.match.rule.cursor ?? 'same-line') === 'same-line';
-    if (linePrompt) return this.readingTty ? Math.min(EARLY_SETTLE_MS, this.config.settleMs) : this.config.settleMs;
-    return Math.min(KNOWN_DIALOG_SETTLE_MS, this.config.settleMs);
-  }
-
-  private waitsForPerson(): boolean {
-    const code = this.sm.state === 'blocked' ? this.sm.reason.code : undefined;
-    return code === 'unknown-dialog' || code === 'agent-waiting';
+    return this.asks.settleFor(c, this.config.settleMs);
   }
 
   private hangDeadline(): number {
     return this.progress.lastProgress() + this.config.toolGapMs;
   }
 
-  private blockedOn(key: string): boolean {
-    return this.sm.state === 'blocked' && this.episode?.key === key;
-  }
-
   /** An automatic answer whose prompt is still there after verifyMs goes to a person; it is never sent twice. */
   private checkAnswerTookEffect(now: number): void {
-    const v = this.verify;
-    if (!v) return;
-    if (this.candidate?.key !== v.key) {
-      this.verify = undefined;
-    } else if (now >= v.due) {
-      this.verify = undefined;
-      const c = this.candidate;
-      const why = `the prompt was still on screen ${this.config.verifyMs / 1_000}s after the answer`;
-      this.act(promptAction(this.screen, 'escalate', c.match, c.since, now, { layer: 'act', why, class: this.sm.reason.class ?? c.match.rule.class }));
-    }
+    const c = this.asks.candidate;
+    if (!this.answers.failed(c?.key, now) || !c) return;
+    const why = `the prompt was still on screen ${this.config.verifyMs / 1_000}s after the answer`;
+    this.v.act(promptAction(this.screen, 'escalate', c.match, c.since, now, { layer: 'act', why, class: this.v.reason.class ?? c.match.rule.class }));
   }
 
   private blockOnPrompt(c: Candidate, now: number): void {
@@ -439,35 +329,14 @@ export class Watchdog {
       screen: this.screen!,
       foreground: this.foreground,
       env: this.env,
-      askedBefore: this.answered.has(c.key),
+      askedBefore: this.answers.askedBefore(c.key),
     });
-    this.episode = { code: 'prompt', key: c.key, since: c.since, at: now };
-    this.move('blocked', { code: 'prompt', rule: rule.id, class: decision.class }, now);
-    if (decision.kind === 'answer') {
-      this.answered.add(c.key);
-      this.verify = { key: c.key, due: now + this.config.verifyMs };
-    }
-    this.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
+    this.v.blockOn({ code: 'prompt', key: c.key, since: c.since, at: now }, { code: 'prompt', rule: rule.id, class: decision.class }, now);
+    if (decision.kind === 'answer') this.answers.sent(c.key, now + this.config.verifyMs);
+    this.v.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
   }
 
   private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {
-    this.episode = { code: reason.code, key, since, at: now };
-    this.move('blocked', reason, now);
-    this.act(blockAction(reason, prompt, since, now, this.screen?.rows ?? []));
-  }
-
-  private restate(reason: Reason, now: number): void {
-    if (this.sm.reason.code !== reason.code) this.move(this.sm.state, reason, now);
-  }
-
-  private move(to: TaskState, reason: Reason, now: number): void {
-    const tr = this.sm.transition(to, reason, now);
-    for (const l of this.listeners) l.transition?.(tr);
-  }
-
-  private act(a: Action): void {
-    this.actionLog.push(a);
-    for (const l of this.listeners) l.action?.(a);
+    this.v.block(reason, prompt, since, now, this.screen?.rows ?? [], key);
   }
 }
-
