@@ -1,6 +1,7 @@
 /** `nightshift ptyhost` — the PTY host for a state directory (src/ptyhost/server.ts); clients start it when absent. */
 import type { Command } from 'commander';
-import { DEFAULT_IDLE_MS, DEFAULT_RING_BYTES, runHost } from '../ptyhost/server.js';
+import { runHost } from '../ptyhost/run-host.js';
+import { DEFAULT_IDLE_MS, DEFAULT_RING_BYTES } from '../ptyhost/server.js';
 import { durationArg, durationHelp, sizeArg } from './common.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 

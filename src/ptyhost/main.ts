@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { isInputError } from '../util/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
-import { DEFAULT_IDLE_MS, DEFAULT_RING_BYTES, runHost } from './server.js';
+import { runHost } from './run-host.js';
+import { DEFAULT_IDLE_MS, DEFAULT_RING_BYTES } from './server.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { state: { type: 'string' }, idle: { type: 'string' }, buffer: { type: 'string' } } });

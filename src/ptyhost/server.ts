@@ -10,15 +10,14 @@
  * to be ours by ensureRunDir), which the kernel enforces on connect(2): only
  * our uid (and root) can reach it.
  */
-import { appendFileSync, chmodSync, renameSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
 import { z } from 'zod';
-import { daemonPaths, ensureRunDir } from '../daemon/paths.js';
-import { DaemonLock } from '../daemon/lock.js';
 import { InputError } from '../util/errors.js';
-import { HostJob, type JobSink } from './job.js';
-import { FRAME, FrameDecoder, jsonFrame, outputHeader, parseJson, PTYHOST_VERSION, ptyhostSocket, type ErrorBody, type JobExit, type RecordingProblem } from './protocol.js';
+import { Conn } from './conn.js';
+import { HostJob } from './job.js';
+import { FRAME, jsonFrame, PTYHOST_VERSION, type ErrorBody } from './protocol.js';
+import { inode, listenPrivate } from './socket-file.js';
 
 export interface HostOptions {
   /** Exit after this long with no client and nothing a client has yet to hear. */
@@ -33,13 +32,6 @@ export const DEFAULT_IDLE_MS = 10_000;
 export const DEFAULT_RING_BYTES = 512 * 1024;
 /** An exit nobody has heard keeps the host up this long at most, for a daemon that comes back late. */
 const UNHEARD_EXIT_KEEP_MS = 60 * 60_000;
-/** A client's socket holding this much unsent output pauses the jobs feeding it (backpressure, not memory). */
-const HIGH_WATER_BYTES = 4 * 1024 * 1024;
-/** A client that takes no output for this long is cut off so it cannot stall jobs; it can attach again. */
-const STALL_MS = 10_000;
-/** Output waits at most this long to be sent with more (a keystroke's echo is 2 ms later, a flood costs 20× fewer frames). */
-const FLUSH_MS = 2;
-const BATCH_BYTES = 128 * 1024;
 
 const jobId = z.string().min(1).max(512);
 const size = z.number().int().min(1).max(65535);
@@ -210,129 +202,6 @@ export class PtyHostServer {
   }
 }
 
-/** One client connection; as a job sink it frames output and exits onto the socket. */
-class Conn implements JobSink {
-  private readonly decoder = new FrameDecoder();
-  private readonly paused = new Set<HostJob>();
-  private stallTimer: NodeJS.Timeout | undefined;
-  private readonly batch = new Map<HostJob, { offset: number; chunks: Buffer[] }>();
-  private batchBytes = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
-
-  constructor(
-    readonly socket: Socket,
-    private readonly host: PtyHostServer,
-  ) {
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.closed());
-    socket.on('drain', () => this.drained());
-    socket.on('data', (chunk: Buffer) => this.received(chunk));
-  }
-
-  /** Control frames go out after any output batched before them, so a client sees everything in order. */
-  send(frame: Buffer): void {
-    this.flush();
-    if (!this.socket.destroyed) this.socket.write(frame);
-  }
-
-  /**
-   * A busy PTY is read about 4 KB at a time, one read per turn of the event
-   * loop. Output is held for up to FLUSH_MS (or BATCH_BYTES) and leaves as one
-   * frame per job in one writev: one copy of the bytes buys a system call, a
-   * wake-up of the client and a frame to parse per batch instead of per read.
-   */
-  output(job: HostJob, offset: number, data: Buffer): void {
-    if (this.socket.destroyed) return;
-    const b = this.batch.get(job);
-    if (b) b.chunks.push(data);
-    else this.batch.set(job, { offset, chunks: [data] });
-    this.batchBytes += data.length;
-    if (this.batchBytes >= BATCH_BYTES) return this.flush();
-    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
-  }
-
-  private flush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    this.batchBytes = 0;
-    if (this.batch.size === 0) return;
-    const batch = [...this.batch];
-    this.batch.clear();
-    if (this.socket.destroyed) return;
-    this.socket.cork();
-    for (const [job, { offset, chunks }] of batch) {
-      const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      this.socket.write(outputHeader(job.id, offset, data.length));
-      this.socket.write(data);
-    }
-    this.socket.uncork();
-    if (this.socket.writableLength <= HIGH_WATER_BYTES) return;
-    for (const [job] of batch) if (!this.paused.has(job) && !job.exit) this.pause(job);
-  }
-
-  problem(job: HostJob, p: RecordingProblem): void {
-    this.send(jsonFrame(FRAME.problem, { id: job.id, ...p }));
-  }
-
-  exit(job: HostJob, exit: JobExit): void {
-    // A dying connection has not heard it: the exit stays for the next client.
-    if (this.socket.destroyed) return;
-    this.send(jsonFrame(FRAME.exit, { id: job.id, exit }));
-    this.host.heard(job);
-  }
-
-  private received(chunk: Buffer): void {
-    let frames;
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (e) {
-      this.host.log(`dropping a client: ${(e as Error).message}`);
-      return void this.socket.destroy();
-    }
-    for (const f of frames) {
-      let request;
-      try {
-        if (f.type !== FRAME.request) throw new Error(`frame type ${f.type} from a client, expected ${FRAME.request} (request)`);
-        request = parseJson(f.payload);
-      } catch (e) {
-        // A broken client loses its connection, never the host (and with it every job).
-        this.host.log(`dropping a client: ${(e as Error).message}`);
-        return void this.socket.destroy();
-      }
-      this.host.handle(this, request.body, request.tail);
-    }
-  }
-
-  private pause(job: HostJob): void {
-    this.paused.add(job);
-    job.pauseFor(this);
-    this.stallTimer ??= setTimeout(() => {
-      this.host.log(`cutting off a client that left ${this.socket.writableLength} bytes unread for ${STALL_MS} ms; its jobs read on`);
-      this.socket.destroy();
-    }, STALL_MS);
-  }
-
-  private drained(): void {
-    clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
-    for (const j of this.paused) j.resumeFor(this);
-    this.paused.clear();
-  }
-
-  private closed(): void {
-    this.drained();
-    this.host.forget(this);
-  }
-}
-
-function inode(path: string): number | undefined {
-  try {
-    return statSync(path).ino;
-  } catch {
-    return undefined;
-  }
-}
-
 function errorBody(op: string, e: unknown): ErrorBody {
   if (e instanceof InputError) return { kind: 'input', message: e.message };
   if (e instanceof z.ZodError) {
@@ -340,67 +209,4 @@ function errorBody(op: string, e: unknown): ErrorBody {
     return { kind: 'input', message: `bad ${op} request: ${issue?.path.join('.') || 'arguments'}: ${issue?.message}` };
   }
   return { kind: 'internal', message: `${op} failed: ${e instanceof Error ? e.message : String(e)}` };
-}
-
-/**
- * Runs the host for a state directory until it is idle: takes the host lock
- * (a second host started in a race exits at once and its client connects to
- * the first), listens, and exits by itself. Returns false if another host
- * already runs.
- */
-export async function runHost(stateDir: string, opts: HostOptions): Promise<boolean> {
-  const paths = daemonPaths(stateDir);
-  ensureRunDir(paths);
-  const lock = takeLock(join(paths.runDir, 'ptyhost.lock'));
-  if (!lock) return false;
-  const logFile = join(stateDir, 'ptyhost.log');
-  const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${line}\n`, { mode: 0o600 });
-  const host = new PtyHostServer(opts, log);
-  // A hang-up of whoever started us is not a reason to take every job down.
-  process.on('SIGHUP', () => undefined);
-  const stop = (why: string) => {
-    log(`stopping: ${why}`);
-    host.close();
-    lock.release();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('uncaughtException', (e) => {
-    log(`internal error: ${e.stack ?? e.message}`);
-    stop('internal error');
-  });
-  await host.listen(ptyhostSocket(stateDir));
-  log(`listening on ${ptyhostSocket(stateDir)} (${PTYHOST_VERSION}, idle exit after ${opts.idleMs} ms)`);
-  const every = Math.max(50, Math.min(1_000, Math.floor(opts.idleMs / 4)));
-  setInterval(() => host.idle() && stop(`idle for ${opts.idleMs} ms with no client and no job`), every);
-  return true;
-}
-
-/** The daemon's pid-file lock, reused: a live owner means another host serves this directory. */
-function takeLock(path: string): DaemonLock | undefined {
-  try {
-    return DaemonLock.acquire(path);
-  } catch (e) {
-    if (e instanceof InputError && /already runs/.test(e.message)) return undefined;
-    throw e;
-  }
-}
-
-/**
- * Binds under a temporary name, sets 0600, then renames into place: never a
- * moment of wider access. (The same steps as the daemon's ControlServer.listen,
- * which can call this once it is free to change.)
- */
-export async function listenPrivate(path: string, onConnection: (s: Socket) => void): Promise<Server> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  rmSync(tmp, { force: true });
-  const server = createServer(onConnection);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(tmp, () => resolve());
-  });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
-  return server;
 }

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boardBytes } from '../../test/helpers/board-bytes.js';
 import { openDatabase, type Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
-import { PAGE_SESSION_MAX_MS, SESSION_IDLE_MS, SESSION_MAX_MS, TOKEN_CACHE_MS, VerifiedTokens, WebAuth } from './auth-store.js';
+import { PAGE_SESSION_MAX_MS, SESSION_IDLE_MS, SESSION_MAX_MS, WebAuth } from './auth-store.js';
+import { TOKEN_CACHE_MS, VerifiedTokens } from './verified-tokens.js';
 
 // scrypt as it is, counted: the token cache's point is how often it runs.
 vi.mock('node:crypto', async (real) => {

@@ -9,32 +9,13 @@
  * leaked one is recognisable, and the audit log can scrub them.
  */
 import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { z } from 'zod';
 import type { Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
 import { AuditLog, type AuditEntry } from './audit.js';
-import { WEB_ROLES, type CodePurpose, type Person, type RedeemedCode, type Session, type SessionOrigin, type WebRole } from './types.js';
-
-/** Names are case-insensitive: stored and shown lower-case. */
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
-export const personNameSchema = z
-  .string()
-  .regex(NAME, { error: (iss) => `bad person name ${JSON.stringify(iss.input)}: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit` })
-  .transform((s) => s.toLowerCase());
-export const webRoleSchema = z.enum(WEB_ROLES, { error: (iss) => `bad role ${JSON.stringify(iss.input)}: use ${WEB_ROLES.join(' or ')}` });
-
-/** A login's `next` is a path on this site, never another origin (`//evil`): no open redirect. */
-const codePurposeSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('login'), next: z.string().regex(/^\/(?![/\\])/), from: z.literal('page').optional() }),
-  z.strictObject({ kind: z.literal('action'), job: z.string().min(1), action: z.literal('decline'), episode: z.string().min(1) }),
-]);
-
-/** One value checked at the boundary: an InputError with zod's message, which names the value. */
-export function checkInput<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new InputError(r.error.issues.map((i) => i.message).join('; '));
-  return r.data;
-}
+import { checkInput, codePurposeSchema, personNameSchema, webRoleSchema } from './auth-input.js';
+import { statements, type CodeRow, type PersonRow, type SessionRow } from './auth-sql.js';
+import type { CodePurpose, Person, RedeemedCode, Session, SessionOrigin, WebRole } from './types.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Sessions end after 12 h without a request, and 7 days after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 12 * 3600_000;
@@ -45,9 +26,6 @@ export const SESSION_MAX_MS = 7 * 24 * 3600_000;
  * it is often the on-call identity, which no token stands behind.
  */
 export const PAGE_SESSION_MAX_MS = 12 * 3600_000;
-/** A verified token skips scrypt for this long; the row is still read each time, so a revoke is seen at once. */
-export const TOKEN_CACHE_MS = 60_000;
-const TOKEN_CACHE_SIZE = 256;
 /** last_used / last_seen are written at most this often: a write per request would fsync per request. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -72,34 +50,6 @@ function scryptAsync(secretPart: string, salt: Buffer): Promise<Buffer> {
 const ROLE_RANK: Record<WebRole, number> = { viewer: 0, operator: 1 };
 const lowerRole = (a: WebRole, b: WebRole): WebRole => (ROLE_RANK[a] <= ROLE_RANK[b] ? a : b);
 
-interface PersonRow {
-  name: string;
-  role: WebRole;
-  token_id: string;
-  salt: Buffer;
-  hash: Buffer;
-  created: number;
-  last_used: number | null;
-  revoked: number | null;
-}
-
-interface CodeRow {
-  person: string;
-  role: WebRole;
-  purpose: string;
-  expires: number;
-  used: number | null;
-}
-
-interface SessionRow {
-  person: string;
-  role: WebRole;
-  csrf: string;
-  started: number;
-  last_seen: number;
-  max_until: number;
-}
-
 /** What revoke ended. `token` false: NAME had no row in web_people, only sessions or codes (a page's on-call identity). */
 export interface Revoked {
   token: boolean;
@@ -113,34 +63,6 @@ export interface TokenListing {
   created: string;
   last_used: string | null;
   revoked: string | null;
-}
-
-/**
- * Tokens whose secret scrypt has accepted, by the SHA-256 of the whole
- * token: a bearer client polling the API costs one scrypt a minute, not
- * one a request. Bounded, oldest first out, so unknown tokens cannot grow it.
- */
-export class VerifiedTokens {
-  private readonly byHash = new Map<string, { name: string; tokenId: string; until: number }>();
-
-  constructor(private readonly size = TOKEN_CACHE_SIZE) {}
-
-  has(hash: string, tokenId: string, now: number): boolean {
-    const e = this.byHash.get(hash);
-    if (e && e.tokenId === tokenId && now < e.until) return true;
-    this.byHash.delete(hash);
-    return false;
-  }
-
-  add(hash: string, name: string, tokenId: string, now: number): void {
-    this.byHash.delete(hash);
-    if (this.byHash.size >= this.size) this.byHash.delete(this.byHash.keys().next().value!);
-    this.byHash.set(hash, { name, tokenId, until: now + TOKEN_CACHE_MS });
-  }
-
-  forget(name: string): void {
-    for (const [hash, e] of this.byHash) if (e.name === name) this.byHash.delete(hash);
-  }
 }
 
 export class WebAuth {
@@ -319,37 +241,4 @@ export class WebAuth {
     this.s.pruneCodes.run(now);
     this.s.pruneSessions.run(now - SESSION_IDLE_MS, now);
   }
-}
-
-function statements(db: Database) {
-  return {
-    upsertPerson: db.prepare(
-      `INSERT INTO web_people (name, role, token_id, salt, hash, created) VALUES (@name, @role, @token_id, @salt, @hash, @created)
-       ON CONFLICT (name) DO UPDATE SET role = excluded.role, token_id = excluded.token_id, salt = excluded.salt, hash = excluded.hash,
-         created = excluded.created, last_used = NULL, revoked = NULL`,
-    ),
-    // A second revoke keeps the first time: that is when access ended.
-    revoke: db.prepare('UPDATE web_people SET revoked = COALESCE(revoked, ?) WHERE name = ?'),
-    list: db.prepare('SELECT name, role, created, last_used, revoked FROM web_people ORDER BY name'),
-    byTokenId: db.prepare('SELECT * FROM web_people WHERE token_id = ?'),
-    personByName: db.prepare('SELECT role, revoked FROM web_people WHERE name = ?'),
-    // A revoked row with no token: its token_id matches no token (they are 16 hex digits), its empty hash no secret.
-    insertRevoked: db.prepare(
-      `INSERT INTO web_people (name, role, token_id, salt, hash, created, revoked) VALUES (@name, 'viewer', @token_id, x'', x'', @created, @revoked)`,
-    ),
-    touchPerson: db.prepare('UPDATE web_people SET last_used = ? WHERE name = ?'),
-    insertCode: db.prepare('INSERT INTO web_codes (hash, person, role, purpose, expires) VALUES (@hash, @person, @role, @purpose, @expires)'),
-    codeByHash: db.prepare('SELECT person, role, purpose, expires, used FROM web_codes WHERE hash = ?'),
-    useCode: db.prepare('UPDATE web_codes SET used = ? WHERE hash = ? AND used IS NULL'),
-    pruneCodes: db.prepare('DELETE FROM web_codes WHERE expires <= ?'),
-    endCodes: db.prepare('DELETE FROM web_codes WHERE person = ? AND used IS NULL'),
-    insertSession: db.prepare(
-      'INSERT INTO web_sessions (hash, person, role, csrf, started, last_seen, max_until) VALUES (@hash, @person, @role, @csrf, @started, @started, @max_until)',
-    ),
-    sessionByHash: db.prepare('SELECT person, role, csrf, started, last_seen, max_until FROM web_sessions WHERE hash = ?'),
-    touchSession: db.prepare('UPDATE web_sessions SET last_seen = ? WHERE hash = ?'),
-    pruneSessions: db.prepare('DELETE FROM web_sessions WHERE last_seen <= ? OR max_until <= ?'),
-    endSessions: db.prepare('DELETE FROM web_sessions WHERE person = ?'),
-    deleteSession: db.prepare('DELETE FROM web_sessions WHERE hash = ?'),
-  };
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { byLabel } from '../../supervisor/person-acts.js';
 import { InputError } from '../../util/errors.js';
-import { personNameSchema, webRoleSchema } from '../../web/auth-store.js';
+import { personNameSchema, webRoleSchema } from '../../web/auth-input.js';
 import { WEB_ROLES } from '../../web/types.js';
 import { defineCommand } from '../command.js';
 import type { Daemon } from '../daemon.js';
