@@ -8,6 +8,7 @@
 import type { Board } from '../board/board.js';
 import type { JobReason, JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
+import type { Logger } from '../supervisor/logger.js';
 import type { HostLink } from './host-link.js';
 import { recoverCrashedJobs, type Recovered } from './recover.js';
 
@@ -43,4 +44,34 @@ export function endOrphans(board: Board, pager: Pager, plan: RecoveryPlan, now: 
     detail: `a PTY host of another nightshift version (pid ${plan.otherHosts.join(', ')}) may still run it; this daemon cannot reach it (see run/ptyhost.<pid>.sock)`,
   };
   return recoverCrashedJobs(board, pager, now, ids, lost);
+}
+
+/** What recovery needs from the daemon. */
+export interface RecoveryHost {
+  readonly board: Board;
+  readonly pager: Pager;
+  readonly host: HostLink;
+  readonly log: Logger;
+  /** Takes over a job the PTY host still holds. */
+  adopt(rec: JobRecord): void;
+}
+
+/**
+ * The previous daemon's jobs: those the PTY host still holds (running, or
+ * ended while no daemon watched) are adopted and go on in the state the
+ * board has; the rest died with their host and are ended for good (board,
+ * pages, their files). Queued jobs stay queued.
+ */
+export async function recoverJobs(d: RecoveryHost): Promise<void> {
+  const plan = await planRecovery(d.board, d.host);
+  // Not running on the board (the daemon died between the spawn and the board's running, or after the board's done): nobody supervises it, so it must not run on.
+  for (const id of plan.strays) {
+    d.log.warn({ job: id }, 'the PTY host runs a job the board does not have running; killed');
+    await d.host.kill(id).catch((e: unknown) => d.log.error({ job: id, err: e }, 'could not kill a stray job'));
+  }
+  for (const rec of plan.adopt) d.adopt(rec);
+  for (const r of endOrphans(d.board, d.pager, plan, Date.now())) {
+    d.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');
+  }
+  if (plan.adopt.length) d.log.info({ jobs: plan.adopt.map((j) => j.name) }, 'adopted jobs from the PTY host');
 }

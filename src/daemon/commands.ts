@@ -4,7 +4,7 @@
  * usage. Handlers with more than a few lines live in commands/.
  */
 import { z } from 'zod';
-import type { StopMode } from './daemon.js';
+import type { StopMode } from './daemon-stop.js';
 import { keySequence } from '../pty/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
