@@ -145,7 +145,7 @@ describe('CastWriter', () => {
     const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data);
     expect(out[0]).toBe(`line 0 ${'x'.repeat(80)}\r\n`);
     expect(out.at(-1)).toBe(`line 19999 ${'x'.repeat(80)}\r\n`);
-    const times = cast.events.map((e) => e.time);
+    const times = cast.events.map((e) => e.t);
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 

@@ -11,7 +11,7 @@
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { readJsonl } from '../helpers/cli.js';
 import { testScopes, waitUntil, type Hit } from '../helpers/daemon.js';
 import { claudeCliPath, skipClaudeTests } from './claude-env.js';
@@ -39,7 +39,7 @@ describe.skipIf(skipClaudeTests())('issue 10.5: a wrapped Claude Code is found i
   it.for([
     ['no --agent: detected as claude from the tree', []],
     ['--agent claude: the agent process’s own HOME', ['--agent', 'claude']],
-  ] as [string, string[]][])('launch.sh with its own HOME, %s; transcript under the wrapper HOME, a loop blocks on probe:repeated-…', async ([, flags], ctx) => {
+  ] as [string, string[]][])('launch.sh with its own HOME, %s; transcript under the wrapper HOME, a loop blocks on probe:repeated-…', { timeout: 150_000 }, async ([, flags]: [string, string[]], ctx: TestContext) => {
     const server = await startFakeAnthropic(Array.from({ length: 12 }, () => bash('cat does-not-exist.txt')));
     ctx.onTestFinished(() => server.close());
     const s = scope(ctx);
@@ -75,7 +75,7 @@ describe.skipIf(skipClaudeTests())('issue 10.5: a wrapped Claude Code is found i
     expect(summary.agent?.agent).toBe('claude');
     expect(readdirSync(h.transcriptDir).map((n) => join(h.transcriptDir, n))).toContain(summary.agent?.transcript);
     expect(summary.agent?.steps).toBeGreaterThanOrEqual(3);
-  }, 150_000);
+  });
 });
 
 describe('issue 10.5: an agent job whose transcript never comes', () => {

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { expectInputError, FAST, testScopes } from '../helpers/daemon.js';
 
@@ -37,14 +37,14 @@ describe('daemon: config.yaml is checked whole', () => {
     ['an unknown key under pages:', ['pages:', '  sent: [prompt]'], 2, /pages\.sent: Unrecognized key/],
     ['an unknown page kind', ['pages:', '  send: [prompt, fire]'], 2, /pages\.send\.1: "fire" is not a page kind/],
     ['a public_url in plain http to another machine (page links carry login codes)', ['notify:', '  public_url: http://ns.example.com'], 2, /notify\.public_url: "http:\/\/ns\.example\.com" is plain http to another machine/],
-  ])('refuses %s: exit 2, one FILE:LINE line, no daemon left behind', async ([, lines, line, problem], ctx) => {
+  ])('refuses %s: exit 2, one FILE:LINE line, no daemon left behind', { timeout: 30_000 }, async ([, lines, line, problem]: [string, string[], number, RegExp], ctx: TestContext) => {
     const h = scope(ctx);
     const state = h.stateDir([...lines, ''].join('\n'));
     const r = await refusedStart(state);
     expectInputError(r, new RegExp(`^nightshift: ${join(state, 'config.yaml')}:${line}: ${problem.source}`));
     expect(existsSync(join(state, 'run', 'daemon.lock'))).toBe(false);
     expect(existsSync(join(state, 'run', 'nightshift.sock'))).toBe(false);
-  }, 30_000);
+  });
 });
 
 describe('daemon: the start-up line says who will be paged', () => {

@@ -131,7 +131,7 @@ describe('the fleet board in PostgreSQL', () => {
       const shown = (await callFleet(db, 'show', { job: 'waits' })) as { job: { host: string; state: string; env: Record<string, string> }; remote: boolean; screen: string | null };
       expect([shown.job.host, shown.job.state, shown.remote, shown.screen, shown.job.env.API_TOKEN]).toEqual(['ghost', 'queued', false, null, '***']);
       expect(await callFleet(db, 'cancel', { job: 'waits', who: 'alice' })).toEqual({ job: expect.any(String), cancelled: true, by: 'human:alice' });
-      const [{ state, code }] = await db.query<{ state: string; code: string }>(`SELECT state, record->'reason'->>'code' AS code FROM fleet_jobs WHERE name = 'waits'`);
+      const { state, code } = (await db.query<{ state: string; code: string }>(`SELECT state, record->'reason'->>'code' AS code FROM fleet_jobs WHERE name = 'waits'`))[0]!;
       expect(`${state}/${code}`).toBe('done/cancelled');
       await expect(callFleet(db, 'answer', { job: 'waits', text: 'y' })).rejects.toThrow('job waits is done on the fleet board and no host has it yet; nothing to answer');
     }));

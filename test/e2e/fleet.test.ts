@@ -106,8 +106,8 @@ describe('a fleet on PostgreSQL', () => {
     expect(sr(job)).toBe('done/lost-host');
     // When the fleet declared it (the database's clock, this machine's): 30 s of silence from its
     // last heartbeat (at most 2 s before the kill), then the next sweep (every second).
-    const [{ lost_at }] = await fleet.sql<{ lost_at: Date }>(`SELECT lost_at FROM fleet_hosts WHERE name = 'c'`);
-    const [{ silent }] = await fleet.sql<{ silent: number }>(`SELECT extract(epoch FROM lost_at - last_seen)::float AS silent FROM fleet_hosts WHERE name = 'c'`);
+    const { lost_at } = (await fleet.sql<{ lost_at: Date }>(`SELECT lost_at FROM fleet_hosts WHERE name = 'c'`))[0]!;
+    const { silent } = (await fleet.sql<{ silent: number }>(`SELECT extract(epoch FROM lost_at - last_seen)::float AS silent FROM fleet_hosts WHERE name = 'c'`))[0]!;
     expect(silent).toBeGreaterThanOrEqual(30);
     expect(lost_at.getTime() - killed).toBeLessThanOrEqual(33_000);
     await fleet.pages!.waitHits('/hook', 1, 10_000);

@@ -11,17 +11,20 @@
  * ~0.5 s of CPU to start, which on a 2-core machine would disturb the
  * timing of the jobs under test. Assertions about CLI output use the CLI.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
 import { afterAll, afterEach, expect, type TestContext } from 'vitest';
-import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
 import { call } from '../../src/daemon/client.js';
 import { cleanup, runCli, startCli, type CliProcess, type Exit } from './cli.js';
+import { ptyhostPid } from './board-file.js';
+import { PageServer } from './page-server.js';
+import { processAlive, waitUntil } from './wait.js';
+
+export * from './board-file.js';
+export * from './page-server.js';
+export * from './wait.js';
 
 /** Short watchdog thresholds: a quiet second is an inspection, two still seconds are a hang. */
 export const FAST = ['--screen-quiet', '1s', '--tool-gap', '2s', '--settle', '1s', '--tick', '200ms'] as const;
@@ -56,120 +59,6 @@ export interface OutboxRowJson {
 /** `state/reason` of a record or transition, for readable expectations. */
 export const sr = (r: { state: string; reason: { code: string } }): string => `${r.state}/${r.reason.code}`;
 
-/** Polls `probe` until it returns something other than undefined/false; rejects after `ms` with `what` and the last probe note. */
-export async function waitUntil<T>(
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  ms: number,
-  what: string,
-  opts: { every?: number; describe?: () => Promise<string> | string } = {},
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      let note = '';
-      try {
-        note = opts.describe ? `\n${await opts.describe()}` : '';
-      } catch (e) {
-        note = `\n(describe failed: ${String(e)})`;
-      }
-      const err = lastError ? `\nlast error: ${String(lastError)}` : '';
-      throw new Error(`timed out after ${ms} ms waiting for ${what}${err}${note}`);
-    }
-    await new Promise((r) => setTimeout(r, opts.every ?? 150));
-  }
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on (right now). */
-export async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
-
-/** Whether a pid is a live process (a zombie, dead but not reaped, counts as gone). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-export interface Hit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-  at: number;
-}
-
-/** A local HTTP receiver for pages: records every request; answers with queued statuses per path, then 200. */
-export class PageServer {
-  readonly hits: Hit[] = [];
-  /** path → statuses to answer first, in order. */
-  readonly failFirst = new Map<string, number[]>();
-  port = 0;
-  private server: Server | null = null;
-
-  async start(port = 0): Promise<this> {
-    const server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8').on('data', (d: string) => (body += d));
-      req.on('end', () => {
-        const path = req.url ?? '';
-        const status = this.failFirst.get(path)?.shift() ?? 200;
-        this.hits.push({ path, headers: req.headers, body, status, at: Date.now() });
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'boom');
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
-    this.server = server;
-    this.port = (server.address() as AddressInfo).port;
-    return this;
-  }
-
-  url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
-  }
-
-  on(path: string): Hit[] {
-    return this.hits.filter((h) => h.path === path);
-  }
-
-  /** Waits until `path` has at least `n` requests. */
-  waitHits(path: string, n: number, ms: number): Promise<Hit[]> {
-    return waitUntil(() => (this.on(path).length >= n ? this.on(path) : undefined), ms, `${n} request(s) on ${path}`, {
-      every: 50,
-      describe: () => `hits: ${JSON.stringify(this.hits.map((h) => ({ path: h.path, status: h.status, body: h.body.slice(0, 160) })))}`,
-    });
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-}
 
 /** One `nightshift daemon` process on one state directory. */
 export class DaemonProc {
@@ -361,46 +250,6 @@ export function testScopes(): (ctx: TestContext) => Scope {
     scopes.set(ctx.task.id, s);
     return s;
   };
-}
-
-/** The live PTY host's pid for a state directory, from run/ptyhost.lock; null when none. */
-export function ptyhostPid(state: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(state, 'run', 'ptyhost.lock'), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The board read straight from board.sqlite (read-only), for when no daemon runs. */
-export function readBoardFile(state: string): { jobs: JobRecord[]; transitions: (job: string) => TransitionRecord[] } {
-  const file = join(state, 'board.sqlite');
-  if (!existsSync(file)) throw new Error(`no board at ${file}`);
-  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
-  try {
-    const jobs = (db.prepare('SELECT * FROM jobs ORDER BY seq').all() as JobRow[]).map(toJobRecord);
-    const all = (db.prepare('SELECT job, time, state, reason FROM transitions ORDER BY seq').all() as TransitionRow[]).map(toTransitionRecord);
-    return { jobs, transitions: (job: string) => all.filter((t) => t.job === job) };
-  } finally {
-    db.close();
-  }
-}
-
-/** The pid a job's PTY runs as, from its log.jsonl ("job started"). */
-export function jobPid(job: JobRecord): number {
-  if (!job.paths) throw new Error(`job ${job.name} has no paths yet`);
-  for (const line of readFileSync(job.paths.log, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const o = JSON.parse(line) as { msg?: string; pid?: number };
-    if (o.msg === 'job started' && typeof o.pid === 'number') return o.pid;
-  }
-  throw new Error(`no "job started" line with a pid in ${job.paths.log}`);
-}
-
-/** The board without fields that move on their own while nothing happens (last_activity). */
-export function stable(jobs: JobRecord[]): unknown[] {
-  return jobs.map(({ last_activity: _la, ...rest }) => rest);
 }
 
 /** A job spec as `nightshift submit` sends it over the socket. */

@@ -1,11 +1,9 @@
 /**
  * Shared by the pager tests (not used by the daemon): a real HTTP receiver
- * on 127.0.0.1, temp SQLite files, and a Pager on a ManualClock. Kept free
+ * on 127.0.0.1 (page-server.ts), temp SQLite files, and a Pager on a ManualClock. Kept free
  * of vitest so it type-checks with the sources.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,54 +11,15 @@ import { ManualClock } from '../../src/core/clock.js';
 import { parseNotifyConfig } from '../../src/notify/config.js';
 import type { Page } from '../../src/notify/page.js';
 import { Pager, type PagerOptions } from '../../src/notify/pager.js';
+import { PageServer as Receiver } from './page-server.js';
 
 export const SEC = 1_000;
 export const MIN = 60 * SEC;
 /** Noon, local time, so quiet-hours tests do not depend on TZ. */
 export const NOON = new Date(2025, 0, 15, 12, 0).getTime();
 
-export interface Hit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** Records requests and answers with queued statuses (then 200), after `delayMs`. */
-export class Receiver {
-  readonly hits: Hit[] = [];
-  readonly statuses: number[] = [];
-  delayMs = 0;
-  port = 0;
-  private server: Server | null = null;
-
-  async start(port = 0): Promise<this> {
-    const server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8').on('data', (d: string) => (body += d));
-      req.on('end', () => {
-        this.hits.push({ path: req.url ?? '', headers: req.headers, body });
-        const status = this.statuses.shift() ?? 200;
-        setTimeout(() => res.writeHead(status).end(status === 200 ? 'ok' : 'boom'), this.delayMs);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    this.server = server;
-    this.port = (server.address() as AddressInfo).port;
-    return this;
-  }
-
-  url(path = '/hook'): string {
-    return `http://127.0.0.1:${this.port}${path}`;
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-}
+export { Receiver };
+export type { Hit } from './page-server.js';
 
 export type SetupOptions = PagerOptions & { start?: number; db?: Database.Database };
 
