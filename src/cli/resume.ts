@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { JobRecord, ResumeFrom } from '../board/types.js';
-import type { Submitted } from '../daemon/commands/jobs.js';
 import { taskUpFront } from '../supervisor/agent-watch.js';
 import { readResumeCard, type ResumeCard } from '../supervisor/resume-card.js';
 import { resumePrompt } from '../supervisor/resume-prompt.js';

@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Submitted } from '../daemon/commands/jobs.js';
 import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';

@@ -32,7 +32,6 @@ describe('ScreenReadings: prompts and dialogs of screens seen before', () => {
   });
 
   it('compares the rows whole: two screens with one fingerprint are read each on its own', () => {
-    const rules = [yn()];
     const r = new ScreenReadings();
     const a = { ...snapshotOf('Continue? [y/N] ', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };
     const b = { ...snapshotOf('all done', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };

@@ -5,7 +5,6 @@
  * is a BoardUnreachable naming the URL without its password.
  */
 import pg from 'pg';
-import { z } from 'zod';
 import { InputError } from '../util/errors.js';
 import { migrateFleet } from './schema.js';
 

@@ -25,12 +25,12 @@
  * Synchronisation by polling with deadlines, never fixed sleeps.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCast } from '../../src/record/cast-reader.js';
 import { cleanup, readJsonl, startCli, tempDir, type CliProcess, type Exit, type JsonLine } from '../helpers/cli.js';
-import { claudeCliPath, claudeMissingReason, prepareClaudeHome, skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
+import { skipClaudeTests, transcripts, type ClaudeHome } from './claude-env.js';
 import { codexCliPath, codexMissingReason, prepareCodexHome, rollouts, skipCodexTests, type CodexHome } from './codex-env.js';
 import { contentBlocks, lastUserText as lastUserTextOf, startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptStep } from './fake-anthropic.js';
 import { functionOutputs, isMainResponsesRequest, lastUserInput, startFakeOpenAI, type FakeOpenAI, type ResponsesStep } from './fake-openai.js';

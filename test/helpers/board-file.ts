@@ -4,16 +4,12 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
 import type { JobRecord, TransitionRecord } from '../../src/board/types.js';
-import { processAlive } from './wait.js';
+import { isAlive, lockOwner } from '../../src/daemon/lock.js';
 
 /** The live PTY host's pid for a state directory, from run/ptyhost.lock; null when none. */
 export function ptyhostPid(state: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(state, 'run', 'ptyhost.lock'), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
+  const pid = lockOwner(join(state, 'run', 'ptyhost.lock'));
+  return pid !== null && isAlive(pid) ? pid : null;
 }
 
 /** The board read straight from board.sqlite (read-only), for when no daemon runs. */

@@ -1,5 +1,4 @@
 /** Waiting in tests: by polling with a deadline, never by fixed sleeps; and what a poll asks (a free port, a live pid). */
-import { readFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
 /** Polls `probe` until it returns something other than undefined/false; rejects after `ms` with `what` and the last probe note. */
@@ -41,17 +40,5 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Whether a pid is a live process (a zombie, dead but not reaped, counts as gone). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+/** Whether a pid is a live process (a zombie, dead but not reaped, counts as gone): the daemon's own check. */
+export { isAlive as processAlive } from '../../src/daemon/lock.js';

@@ -63,7 +63,7 @@ const TERMINAL = '#terminal .xterm-accessibility';
 
 describe('the web page on a phone (390×844)', () => {
   it('opens a login URL signed in, shows the blocked [y/N] question on the live terminal, declines it, and the job ends as human:NAME@web', async (ctx) => {
-    const { d, base } = await webDaemon(ctx);
+    const { d } = await webDaemon(ctx);
     await blockedJob(d);
     const alice = await token(d, 'alice');
     const page = await browser.page(PHONE);
