@@ -74,13 +74,18 @@ export class ScreenReadings {
     const r = found && sameRows(found.rows, snap.rows) ? found : this.fresh(snap);
     if (found && r !== found) this.cost -= found.cost;
     this.readings.set(key, r);
+    if (this.readings.size > MAX_READINGS || this.cost > BUDGET_CHARS) this.evict();
+    this.last = { snap, reading: r };
+    return r;
+  }
+
+  /** The least recently read go first (Map order), until within bounds. */
+  private evict(): void {
     for (const [k, old] of this.readings) {
       if (this.readings.size <= MAX_READINGS && this.cost <= BUDGET_CHARS) break;
       this.readings.delete(k);
       this.cost -= old.cost;
     }
-    this.last = { snap, reading: r };
-    return r;
   }
 
   private fresh(snap: ScreenSnapshot): Reading {

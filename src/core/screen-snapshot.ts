@@ -44,19 +44,17 @@ export function rowHash(row: string): number {
 }
 
 /**
- * FNV-1a over the rows' own hashes, byte by byte: cheap, stable, good enough
- * to notice a change. Hashing each row on its own lets a screen that redrew
- * one row (a progress line, a spinner) hash only that row again: `hashes`
- * are the rows' rowHash values when the caller kept them.
+ * The rows' own hashes folded together, a word at a time (FNV-1a's step
+ * with a shift to mix the high bits down): cheap, stable, order-sensitive,
+ * good enough to notice a change. Hashing each row on its own lets a screen
+ * that redrew one row (a progress line, a spinner) hash only that row again:
+ * `hashes` are the rows' rowHash values when the caller kept them.
  */
 export function fingerprintRows(rows: readonly string[], hashes?: readonly number[]): string {
   let h = 0x811c9dc5;
   for (let y = 0; y < rows.length; y++) {
-    const r = hashes?.[y] ?? rowHash(rows[y]!);
-    for (let shift = 0; shift < 32; shift += 8) {
-      h ^= (r >>> shift) & 0xff;
-      h = Math.imul(h, 0x01000193);
-    }
+    h = Math.imul(h ^ (hashes?.[y] ?? rowHash(rows[y]!)), 0x01000193);
+    h ^= h >>> 15;
   }
   return (h >>> 0).toString(16).padStart(8, '0');
 }

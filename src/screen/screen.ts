@@ -2,8 +2,9 @@
 // a default export, so the class is taken off it rather than named-imported.
 import xterm from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
-import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
-import { fingerprintRows, lastNonBlankRow, rowHash, styleKey, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import type { IBuffer, Terminal } from '@xterm/headless';
+import { fingerprintRows, lastNonBlankRow, rowHash, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import { rowStyle, trimSpaces } from './row-read.js';
 import { InputError } from '../util/errors.js';
 import { collapseScrolled, linesToKeep, type Flood } from './collapse.js';
 import { DirtyRows } from './dirty-rows.js';
@@ -34,6 +35,12 @@ const COLLAPSE_MIN = 128 * 1024;
  */
 export class Screen {
   private readonly term: Terminal;
+  /**
+   * xterm's buffer namespace, kept: the `buffer` getter checks the proposed-API
+   * option through xterm's options proxy on every call, a tenth of a drill's
+   * per-look cost on a spinner.
+   */
+  private readonly buffers: Terminal['buffer'];
   private readonly pending = new Set<() => void>();
   private cached: ScreenSnapshot | undefined;
   /** Moves on every write handed to xterm and every resize: a snapshot's lazy styles are good only while it stands. */
@@ -44,6 +51,9 @@ export class Screen {
   /** The rows the last snapshot read, and where they were read from (buffer, page, size). */
   private lastRows: readonly string[] = [];
   private lastHashes: readonly number[] = [];
+  /** The last snapshot's row styles, filled as they are asked for (undefined: not read). */
+  private lastStyles: ReadonlyArray<string | null | undefined> = [];
+  private lastFingerprint = '';
   private lastPlace = '';
   private scrolled = 0;
 
@@ -55,6 +65,7 @@ export class Screen {
   ) {
     checkSize(cols, rows);
     this.term = new xterm.Terminal({ cols, rows, scrollback: SCROLLBACK, allowProposedApi: true });
+    this.buffers = this.term.buffer;
     this.dirty = new DirtyRows(this.term);
     this.term.onWriteParsed(() => {
       this.cached = undefined;
@@ -71,6 +82,11 @@ export class Screen {
   /** Whether a whole page (the screen's height) has scrolled up since `mark` (an earlier scrolledLines). */
   pageScrolledSince(mark: number): boolean {
     return this.scrolled - mark >= this.term.rows;
+  }
+
+  /** Which page of which buffer, at which size: rows kept from the last snapshot hold only on the same one. */
+  private place(buf: IBuffer): string {
+    return `${buf.type}:${buf.baseY}:${this.term.cols}x${this.term.rows}`;
   }
 
   /**
@@ -161,32 +177,38 @@ export class Screen {
    */
   snapshot(): ScreenSnapshot {
     if (this.cached !== undefined) return this.cached;
-    const buf = this.term.buffer.active;
+    const buf = this.buffers.active;
     const cols = this.term.cols;
     const height = this.term.rows;
     const rows = new Array<string>(height);
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     const baseY = buf.baseY;
-    // Rows xterm did not mark for a redraw are as the last snapshot read them, if it read the same page.
-    const place = `${buf.type}:${baseY}:${cols}x${height}`;
+    // Rows xterm did not mark for a redraw are as the last snapshot read them (text and style), if it read the same page.
+    const place = this.place(buf);
     const dirty = this.dirty.take();
     const same = place === this.lastPlace && dirty !== 'all';
     const hashes = new Array<number>(height);
+    const styles = new Array<string | null | undefined>(height);
     for (let y = 0; y < height; y++) {
       const clean = same && (dirty === null || y < dirty[0] || y > dirty[1]);
       rows[y] = clean ? this.lastRows[y]! : trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
       hashes[y] = clean ? this.lastHashes[y]! : rowHash(rows[y]!);
+      styles[y] = clean ? this.lastStyles[y] : undefined;
     }
+    const fingerprint = same && dirty === null ? this.lastFingerprint : fingerprintRows(rows, hashes);
     this.lastRows = rows;
     this.lastHashes = hashes;
+    this.lastStyles = styles;
+    this.lastFingerprint = fingerprint;
     this.lastPlace = place;
     const generation = this.generation;
-    const styles = new Map<number, string | null>();
+    // A spinner redraws one row: the rows above keep the style read on an earlier look (a dialog check reads up to 24).
     const styleOf = (y: number): string | null => {
-      if (styles.has(y)) return styles.get(y)!;
+      const known = styles[y];
+      if (known !== undefined) return known;
       const line = generation === this.generation && !this.disposed && rows[y] ? buf.getLine(baseY + y) : undefined;
       const style = line ? rowStyle(line, cols, buf.getNullCell()) : null;
-      if (generation === this.generation) styles.set(y, style);
+      if (generation === this.generation) styles[y] = style;
       return style;
     };
     this.cached = {
@@ -195,7 +217,7 @@ export class Screen {
       // cursorX reaches `cols` while a wrap is pending after the last column.
       cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
       alternate: buf.type === 'alternate',
-      fingerprint: fingerprintRows(rows, hashes),
+      fingerprint,
       styleOf,
     };
     return this.cached;
@@ -258,39 +280,6 @@ export class Screen {
 interface XtermCore {
   _inputHandler?: { _parser?: { currentState?: number } };
   buffer?: { scrollTop?: number; scrollBottom?: number };
-}
-
-/** Box-drawing and block characters (U+2500–U+259F): a dialog's frame, not its text. */
-const isFrame = (code: number) => code >= 0x2500 && code <= 0x259f;
-
-/**
- * The style most of a row's text cells share: reverse video, then
- * background and foreground colour (mode and value). Frames and blanks do
- * not count, so a highlighted choice inside a coloured box still stands out.
- */
-function rowStyle(line: IBufferLine, cols: number, cell: IBufferCell): string | null {
-  const counts = new Map<string, number>();
-  for (let x = 0; x < cols; x++) {
-    line.getCell(x, cell);
-    const code = cell.getCode();
-    if (code === 0 || code === 0x20 || isFrame(code)) continue;
-    const key = styleKey(cell.isInverse() !== 0, cell.getBgColorMode(), cell.getBgColor(), cell.getFgColorMode(), cell.getFgColor());
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  let best: string | null = null;
-  let most = 0;
-  for (const [key, n] of counts) if (n > most) [best, most] = [key, n];
-  return best;
-}
-
-/**
- * translateToString(true) trims only cells never written; spaces a program
- * printed (padding, erase-by-overwrite) survive it, so they go here.
- */
-function trimSpaces(row: string): string {
-  let end = row.length;
-  while (end > 0 && row.charCodeAt(end - 1) === 0x20) end--;
-  return end === row.length ? row : row.slice(0, end);
 }
 
 function checkSize(cols: number, rows: number): void {
