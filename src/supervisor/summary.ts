@@ -35,7 +35,7 @@ export class JobSummary {
   };
 
   constructor(
-    private readonly paths: JobPaths,
+    paths: JobPaths,
     spec: JobSpec,
     startMs: number,
     /** The job's Redactor, for what came from the job: command, transitions, final screen, agent summary. */
