@@ -1,7 +1,7 @@
 /**
  * A board job running inside the daemon: a LiveJob whose events also feed
  * the board and the job's pages (board-sink.ts, page-sink.ts), and whose
- * budgets (wall clock, no progress, tokens) stop it when they trip. Its
+ * budgets (job-budgets.ts: wall clock, no progress, tokens) stop it when they trip. Its
  * commands see it as a JobHandle (job-slot.ts).
  */
 import type { WatchdogConfig } from '../core/watchdog-types.js';
@@ -26,8 +26,7 @@ import { toReason } from '../board/reasons.js';
 import { actionOf, lastEpisode } from '../supervisor/evidence.js';
 import type { ResumePoint } from '../core/watchdog.js';
 import type { JobTerminal } from '../supervisor/job-terminal.js';
-import { sharedBeat, type BeatTask } from '../util/beat.js';
-import { BUDGET_CHECK_MS, nextBudgetLook } from './budget-pace.js';
+import { JobBudgets } from './job-budgets.js';
 
 export interface DaemonJobDeps {
   readonly board: Board;
@@ -54,13 +53,7 @@ export interface JobLaunch {
 }
 
 export class DaemonJob implements JobHandle {
-  private budgets: BeatTask | undefined;
-  /** When the board says the job started (read once), and the token count last written to it. */
-  private startedAt: number | undefined;
-  private tokensWritten: number | null | undefined;
-  /** The budgets' look interval now, and what the last look saw move (see budget-pace). */
-  private budgetPaceMs = BUDGET_CHECK_MS;
-  private lastLook: { progress: number; tokens: number | undefined } | undefined;
+  private budgets: JobBudgets | undefined;
   private liveJob: LiveJob | undefined;
   /** The job's own `--env` values and pattern secrets out of its pages, log, evidence and summary. */
   private readonly redact: Redactor;
@@ -114,12 +107,16 @@ export class DaemonJob implements JobHandle {
       },
     );
     if (rec.resume_from?.by && !resume) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
-    // On the shared beat: a hundred jobs' checks are one wake-up a second, not a hundred.
-    job.budgets = sharedBeat.every(BUDGET_CHECK_MS, () => {
-      job.budgetPaceMs = job.guarded('budget check', () => job.checkBudgets()) ?? BUDGET_CHECK_MS;
-      return job.budgetPaceMs;
+    const live = job.liveJob;
+    job.budgets = new JobBudgets(rec, live, deps, {
+      progress: (at) => job.row.progress(at),
+      trip: (cause, detail) => {
+        job.pages.pageStop(cause, `${cause}: ${detail}`);
+        void live.stop(cause);
+      },
+      guarded: (what, fn) => job.guarded(what, fn),
     });
-    void job.live.finished.finally(() => job.budgets?.dispose());
+    void live.finished.finally(() => job.budgets?.dispose());
     return job;
   }
 
@@ -236,47 +233,6 @@ export class DaemonJob implements JobHandle {
       this.deps.onLog(`${what} failed`, { job: this.id, err: String(e) });
       return undefined;
     }
-  }
-
-  /** The strictest budget wins: whichever trips first stops the job with its reason. Otherwise the ms until the next look. */
-  private checkBudgets(): number | undefined {
-    const b = this.record.budgets;
-    const now = this.deps.now();
-    this.startedAt ??= Date.parse(this.deps.board.require(this.id).started ?? new Date(now).toISOString());
-    const started = this.startedAt;
-    if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
-    const status = this.live.status();
-    // A busy child is progress right now (the watchdog reports it as +Infinity).
-    const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
-    this.row.progress(progress);
-    if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
-      return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
-    }
-    const tokens = this.live.agentSummary()?.tokens;
-    // The board is written only when the count moved, and read only for a job whose agent has said nothing yet.
-    if (tokens && tokens !== this.tokensWritten) this.deps.board.update(this.id, { tokens_used: tokens });
-    if (tokens) this.tokensWritten = tokens;
-    if (b.tokens !== null) {
-      if (this.tokensWritten === undefined) this.tokensWritten = this.deps.board.require(this.id).tokens_used;
-      const used = tokens ?? this.tokensWritten;
-      if (used !== null && used >= b.tokens) return this.trip('budget:tokens', `${used} tokens used, cap ${b.tokens}`);
-    }
-    const moved = this.lastLook === undefined || this.lastLook.progress !== progress || this.lastLook.tokens !== tokens;
-    this.lastLook = { progress, tokens };
-    return nextBudgetLook({
-      now,
-      lastMs: this.budgetPaceMs,
-      moved,
-      ...(b.wall_ms !== null ? { wallDue: started + b.wall_ms } : {}),
-      ...(b.no_progress_ms !== null ? { noProgressDue: progress + b.no_progress_ms } : {}),
-    });
-  }
-
-  private trip(cause: string, detail: string): undefined {
-    this.budgets?.dispose();
-    this.deps.onLog('budget tripped', { job: this.id, cause, detail });
-    this.pages.pageStop(cause, `${cause}: ${detail}`);
-    void this.live.stop(cause);
   }
 }
 
