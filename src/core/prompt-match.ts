@@ -94,13 +94,35 @@ export function tailWindow(rows: readonly string[], last: number, lines: number)
   return { top, text: rows.slice(top, last + 1).join('\n') };
 }
 
-type Windows = Map<number, { top: number; text: string }>;
+/**
+ * Every window of one screen, cut from one join of the rows down to the
+ * last non-blank one: a smaller window is the tail of a larger. Rules ask
+ * for eleven sizes (1 to 60 rows), and joining each afresh was half the
+ * cost of matching a screen that is new at every look (a progress line).
+ */
+class Windows {
+  private text: string | undefined;
+  /** Where each row starts in `text`. */
+  private readonly starts: number[] = [];
+
+  constructor(
+    private readonly rows: readonly string[],
+    private readonly last: number,
+  ) {}
+
+  get(lines: number): { top: number; text: string } {
+    const top = Math.max(0, this.last - lines + 1);
+    if (this.text === undefined) {
+      this.text = this.rows.slice(0, this.last + 1).join('\n');
+      for (let y = 0, at = 0; y <= this.last; at += this.rows[y]!.length + 1, y++) this.starts.push(at);
+    }
+    return { top, text: top === 0 ? this.text : this.text.slice(this.starts[top]) };
+  }
+}
 
 function matchOne(rule: PromptRule, snap: ScreenSnapshot, last: number, windows: Windows): PromptMatch | undefined {
   if (!cursorAllows(rule.cursor, snap, last)) return undefined;
-  let window = windows.get(rule.lines);
-  if (!window) windows.set(rule.lines, (window = tailWindow(snap.rows, last, rule.lines)));
-  const { top, text } = window;
+  const { top, text } = windows.get(rule.lines);
   rule.match.lastIndex = 0;
   const m = rule.match.exec(text);
   if (!m) return undefined;
@@ -126,8 +148,7 @@ export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[])
   const last = lastNonBlankRow(snap.rows);
   if (last < 0) return [];
   const hits: PromptMatch[] = [];
-  // Rules share a few window sizes: join each window's rows once per screen.
-  const windows: Windows = new Map();
+  const windows = new Windows(snap.rows, last);
   for (const rule of rules) {
     const hit = matchOne(rule, snap, last, windows);
     if (hit) hits.push(hit);
