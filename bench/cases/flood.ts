@@ -216,6 +216,8 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
     const growth = max(r.daemon.map((x) => x.rssPeakMB - x.rssBeforeMB));
     const rows: Row[] = [
       vsBare('flood: nightshift run (whole process)', r.run, RATIO_GOAL),
+      // Context, no goal: how much of run's gap is its fixed start-up (Node, modules, the PTY thread) rather than the stream.
+      vsBare('flood: nightshift run less its start-up (run − `run -- true`, same round)', r.run.map((x, i) => ({ ms: x.ms - r.runTrue[i]!.ms })), null),
       vsBare('flood: daemon job (board started→ended)', r.daemon, RATIO_GOAL),
       vsBare('flood: through the PTY host', r.host, HOST_GOAL),
       vsBare('flood: PTY host + recording', r.recorded, null),
