@@ -1,19 +1,31 @@
 /**
- * Automatic answers: a prompt is answered at most once (the responder hears
- * when it was asked before), and one still on screen verifyMs after its
- * answer goes to a person.
+ * Automatic answers: the responder decides on a settled prompt, a prompt is
+ * answered at most once (the responder hears when it was asked before), and
+ * one still on screen verifyMs after its answer goes to a person.
  */
+import type { Candidate } from './screen-asks.js';
+import type { ScreenSnapshot } from './screen-snapshot.js';
+import type { PromptResponder, ResponderDecision } from './watchdog-types.js';
+
 export class AnswerCheck {
   private pending: { key: string; due: number } | undefined;
   private readonly answered = new Set<string>();
 
-  askedBefore(key: string): boolean {
-    return this.answered.has(key);
-  }
+  constructor(
+    private readonly responder: PromptResponder,
+    /** The job's environment (the responder reads registry settings from it). */
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly verifyMs: number,
+  ) {}
 
-  sent(key: string, due: number): void {
-    this.answered.add(key);
-    this.pending = { key, due };
+  /** The responder's decision on the settled prompt `c`; an answer is judged verifyMs from now. */
+  decide(c: Candidate, screen: ScreenSnapshot, foreground: string | null, now: number): ResponderDecision {
+    const decision = this.responder.decide({ match: c.match, screen, foreground, env: this.env, askedBefore: this.answered.has(c.key) });
+    if (decision.kind === 'answer') {
+      this.answered.add(c.key);
+      this.pending = { key: c.key, due: now + this.verifyMs };
+    }
+    return decision;
   }
 
   /** When the pending answer is judged. */

@@ -99,6 +99,27 @@ export class Verdicts {
     this.move('blocked', reason, now);
   }
 
+  /**
+   * A probe's escalation binds (issue 10.1): the job is blocked on it until a
+   * person acts, whatever the agent does meanwhile (it is being interrupted;
+   * its screen and transcript keep moving). A person already needed at a
+   * prompt or dialog keeps that block; the probe's page still goes out.
+   */
+  probe(probe: string, text: string, now: number, screen: readonly string[]): void {
+    // One episode, one page: a second verdict on the same calls (a loop is often a failure loop too) is evidence only.
+    if (this.probeBlocked()) return;
+    const code = `${PROBE_BLOCK}${probe}`;
+    const reason: Reason = { code, detail: text };
+    const action: Action = { ...blockAction(reason, undefined, now, now, screen), text: `${probe}: ${text}`, layer: 'probe', why: text };
+    if (this.sm.state === 'running' || this.blockedFor('hung')) this.blockOn({ code, key: code, since: now, at: now }, reason, now);
+    this.act(action);
+  }
+
+  /** A person's `continue`, `send`, `answer` or `key` ends a probe's block: they decided the agent goes on. */
+  personActed(by: string, now: number): void {
+    if (this.probeBlocked()) this.unblock({ code: 'continued', detail: by }, now);
+  }
+
   /** The episode is over: running again for `reason`. */
   unblock(reason: Reason, now: number): void {
     this.episode = undefined;

@@ -146,6 +146,13 @@ export interface PromptResponder {
   decide(input: ResponderInput): ResponderDecision;
 }
 
+export interface WatchdogOptions {
+  /** Decides answer-or-escalate for known prompts; without one every prompt is escalated. */
+  readonly responder?: PromptResponder;
+  /** The job's environment (the responder reads registry settings from it). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
 export interface WatchdogListener {
   transition?(t: Transition): void;
   action?(a: Action): void;

@@ -6,36 +6,27 @@
  */
 import type { Clock } from './clock.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
-import { PROBE_BLOCK, type Reason, type TaskState, type Transition } from './task-state.js';
-import { NO_RESPONDER, blockAction, promptAction } from './actions.js';
+import type { Reason, TaskState, Transition } from './task-state.js';
+import { NO_RESPONDER, promptAction } from './actions.js';
 import { Progress } from './progress.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
 import { AgentWait } from './agent-wait.js';
 import { AnswerCheck } from './answer-check.js';
 import { ScreenAsks, type Candidate } from './screen-asks.js';
 import { Verdicts, type ResumePoint } from './verdicts.js';
-import { DEFAULT_WATCHDOG, type Action, type PromptResponder, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogRules } from './watchdog-types.js';
+import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type WatchdogRules } from './watchdog-types.js';
 
 export type { ResumePoint } from './verdicts.js';
-
-export interface WatchdogOptions {
-  /** Decides answer-or-escalate for known prompts; without one every prompt is escalated. */
-  readonly responder?: PromptResponder;
-  /** The job's environment (the responder reads registry settings from it). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
 
 export class Watchdog {
   private readonly v: Verdicts;
   private readonly progress = new Progress();
   private readonly asks = new ScreenAsks();
-  private readonly answers = new AnswerCheck();
+  private readonly answers: AnswerCheck;
   private screen: ScreenSnapshot | undefined;
   /** What the agent said about itself (agent-wait.ts). */
   private readonly agent = new AgentWait();
   private foreground: string | null = null;
-  private readonly responder: PromptResponder;
-  private readonly env: Readonly<Record<string, string | undefined>>;
 
   constructor(
     private rules: WatchdogRules,
@@ -44,8 +35,7 @@ export class Watchdog {
     options: WatchdogOptions = {},
   ) {
     this.v = new Verdicts(clock.now());
-    this.responder = options.responder ?? NO_RESPONDER;
-    this.env = options.env ?? {};
+    this.answers = new AnswerCheck(options.responder ?? NO_RESPONDER, options.env ?? {}, config.verifyMs);
   }
 
   listen(l: WatchdogListener): void {
@@ -133,11 +123,11 @@ export class Watchdog {
         this.onAgent(signal.signal, now);
         break;
       case 'probe':
-        this.onProbe(signal.probe, signal.text, now);
+        this.v.probe(signal.probe, signal.text, now, this.screen?.rows ?? []);
         break;
       case 'person':
         // A cancel ends the job; it does not let it go on.
-        if (signal.action !== 'cancel') this.onPerson(signal.by, now);
+        if (signal.action !== 'cancel') this.v.personActed(signal.by, now);
         break;
       case 'exit':
         this.onExit(signal, Math.max(signal.at ?? now, this.v.history.at(-1)!.t));
@@ -285,27 +275,6 @@ export class Watchdog {
     }
   }
 
-  /**
-   * A probe's escalation binds (issue 10.1): the job is blocked on it until a
-   * person acts, whatever the agent does meanwhile (it is being interrupted;
-   * its screen and transcript keep moving). A person already needed at a
-   * prompt or dialog keeps that block; the probe's page still goes out.
-   */
-  private onProbe(probe: string, text: string, now: number): void {
-    // One episode, one page: a second verdict on the same calls (a loop is often a failure loop too) is evidence only.
-    if (this.v.probeBlocked()) return;
-    const code = `${PROBE_BLOCK}${probe}`;
-    const reason: Reason = { code, detail: text };
-    const action: Action = { ...blockAction(reason, undefined, now, now, this.screen?.rows ?? []), text: `${probe}: ${text}`, layer: 'probe', why: text };
-    if (this.v.state === 'running' || this.v.blockedFor('hung')) this.v.blockOn({ code, key: code, since: now, at: now }, reason, now);
-    this.v.act(action);
-  }
-
-  /** A person's `continue`, `send`, `answer` or `key` ends a probe's block: they decided the agent goes on. */
-  private onPerson(by: string, now: number): void {
-    if (this.v.probeBlocked()) this.v.unblock({ code: 'continued', detail: by }, now);
-  }
-
   private settleFor(c: Candidate): number {
     return this.asks.settleFor(c, this.config.settleMs);
   }
@@ -323,16 +292,8 @@ export class Watchdog {
   }
 
   private blockOnPrompt(c: Candidate, now: number): void {
-    const rule = c.match.rule;
-    const decision = this.responder.decide({
-      match: c.match,
-      screen: this.screen!,
-      foreground: this.foreground,
-      env: this.env,
-      askedBefore: this.answers.askedBefore(c.key),
-    });
-    this.v.blockOn({ code: 'prompt', key: c.key, since: c.since, at: now }, { code: 'prompt', rule: rule.id, class: decision.class }, now);
-    if (decision.kind === 'answer') this.answers.sent(c.key, now + this.config.verifyMs);
+    const decision = this.answers.decide(c, this.screen!, this.foreground, now);
+    this.v.blockOn({ code: 'prompt', key: c.key, since: c.since, at: now }, { code: 'prompt', rule: c.match.rule.id, class: decision.class }, now);
     this.v.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
   }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import type { ScreenSnapshot } from '../core/screen-snapshot.js';
-import { Screen } from '../screen/screen.js';
+import { LIVE_PIECE, Screen } from '../screen/screen.js';
 import { ScreenFeed } from './screen-feed.js';
 
 const screens: Screen[] = [];
@@ -11,7 +11,8 @@ afterEach(() => {
 
 /** A feed on a real Screen whose clock the test moves: looks are counted, timers are real. */
 function feedOf(deadline: () => number | undefined = () => undefined) {
-  const screen = new Screen(80, 24);
+  // A live job's screen, as JobCore makes it: xterm gets its writes in pieces and parses them in slices.
+  const screen = new Screen(80, 24, LIVE_PIECE);
   screens.push(screen);
   const clock = new ManualClock(0);
   const seen: ScreenSnapshot[] = [];
