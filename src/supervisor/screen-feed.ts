@@ -153,6 +153,9 @@ export class ScreenFeed {
 
   private look(asked: number, force: boolean): void {
     this.sampling = false;
+    // A batch handed to xterm since this look was asked for (written() of the last one starts the next)
+    // is parsed only in part: its look comes once it is written, or the watchdog keeps a torn screen.
+    if (this.writing) return;
     if (this.pendingShow) {
       this.scrolledPage ||= this.screen.pageScrolledSince(this.scrollAtLook);
       if (force || !this.scrolledPage || this.due() <= asked) {
@@ -189,7 +192,7 @@ export class ScreenFeed {
       this.held = false;
       this.flow?.resume();
     }
-    if (this.unparsed.length > 0) this.schedule();
+    if (this.unparsed.length > 0 || this.pendingShow) this.schedule();
   }
 
   /** What is held, collapsed (Screen.collapse): a plain flood's middle goes now, in small passes. */
