@@ -59,33 +59,45 @@ function rowsOf(term: InstanceType<typeof xterm.Terminal>): string[] {
   return Array.from({ length: term.rows }, (_, y) => (b.getLine(b.baseY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
 }
 
+/** A random session on a Screen and on a bare terminal side by side, the Screen's snapshots checked against full reads. */
+async function session(seed: number, prefill: string): Promise<void> {
+  const r = rng(seed);
+  const screen = new Screen(COLS, ROWS);
+  const ref = new xterm.Terminal({ cols: COLS, rows: ROWS, scrollback: 500, allowProposedApi: true });
+  await screen.write(prefill);
+  await new Promise<void>((done) => ref.write(prefill, done));
+  for (let step = 0; step < 400; step++) {
+    let data = '';
+    for (let k = 1 + Math.floor(r() * 4); k > 0; k--) data += OPS[Math.floor(r() * OPS.length)]!(r);
+    await screen.write(data);
+    await new Promise<void>((done) => ref.write(data, done));
+    if (r() < 0.03) {
+      const cols = 20 + Math.floor(r() * 20);
+      const rows = 5 + Math.floor(r() * 6);
+      screen.resize(cols, rows);
+      ref.resize(cols, rows);
+    }
+    // Not every step is looked at: marks add up between snapshots, as between samples.
+    if (r() < 0.6) {
+      const snap = screen.snapshot();
+      const rows = rowsOf(ref);
+      expect(snap.rows, `seed ${seed} step ${step} after ${JSON.stringify(data)}`).toEqual(rows);
+      // Some rows' styles are read, some not, as a dialog check reads them: those not read must not be taken on as read.
+      if (r() < 0.5) expect(rows.map((_, y) => snap.styleOf!(y)), `styles, seed ${seed} step ${step}`).toEqual(stylesOf(ref, rows));
+      else if (r() < 0.5) snap.styleOf!(Math.floor(r() * rows.length));
+    }
+  }
+  screen.dispose();
+  ref.dispose();
+}
+
 describe('Screen snapshots read only the rows xterm marked', () => {
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('match a full read (text and style) after every step of a random session (seed %i)', async (seed) => {
-    const r = rng(seed);
-    const screen = new Screen(COLS, ROWS);
-    const ref = new xterm.Terminal({ cols: COLS, rows: ROWS, scrollback: 500, allowProposedApi: true });
-    for (let step = 0; step < 400; step++) {
-      let data = '';
-      for (let k = 1 + Math.floor(r() * 4); k > 0; k--) data += OPS[Math.floor(r() * OPS.length)]!(r);
-      await screen.write(data);
-      await new Promise<void>((done) => ref.write(data, done));
-      if (r() < 0.03) {
-        const cols = 20 + Math.floor(r() * 20);
-        const rows = 5 + Math.floor(r() * 6);
-        screen.resize(cols, rows);
-        ref.resize(cols, rows);
-      }
-      // Not every step is looked at: marks add up between snapshots, as between samples.
-      if (r() < 0.6) {
-        const snap = screen.snapshot();
-        const rows = rowsOf(ref);
-        expect(snap.rows, `seed ${seed} step ${step} after ${JSON.stringify(data)}`).toEqual(rows);
-        // Some rows' styles are read, some not, as a dialog check reads them: those not read must not be taken on as read.
-        if (r() < 0.5) expect(rows.map((_, y) => snap.styleOf!(y)), `styles, seed ${seed} step ${step}`).toEqual(stylesOf(ref, rows));
-        else if (r() < 0.5) snap.styleOf!(Math.floor(r() * rows.length));
-      }
-    }
-    screen.dispose();
-    ref.dispose();
+    await session(seed, '');
+  });
+
+  it.each([9, 10, 11, 12])('match a full read with the scrollback full, where a scroll no longer moves the page\'s place (seed %i)', async (seed) => {
+    // 600 lines fill the 500 lines of scrollback: from here baseY stays at 500 while lines scroll through.
+    await session(seed, Array.from({ length: 600 }, (_, i) => `\x1b[3${i % 8}mfill ${i}\x1b[0m\r\n`).join(''));
   });
 });

@@ -80,4 +80,28 @@ describe('ScreenFeed looks', () => {
     // once took the torn screen ("line 3824 o") and left none for the end.
     expect(f.seen.at(-1)!.rows.filter((r) => r !== '').at(-1)).toBe('the end');
   });
+
+  it('keeps looking through a flood that never lets up and has nothing to collapse, each look at a whole screen', async () => {
+    const f = feedOf();
+    // Erase-line sequences: nothing to collapse. The source honours the feed's flow control, as the PTY host
+    // does, and refills what was taken while xterm parses: every written() finds 16M held and starts the next.
+    const chunk = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `\x1b[Kflood line ${i} ${'.'.repeat(20)}\r\n`).join(''));
+    const paused = () => f.flow.filter((x) => x === 'pause').length > f.flow.filter((x) => x === 'resume').length;
+    let sent = 0;
+    let turns = 0;
+    while (sent < 80e6) {
+      if (!paused()) {
+        f.feed.push(chunk);
+        sent += chunk.length;
+      }
+      f.clock.set(++turns * 50);
+      await turn();
+    }
+    const during = f.seen.length;
+    await f.feed.settled();
+    expect(f.flow.filter((x) => x === 'pause').length, 'batches started by written()').toBeGreaterThanOrEqual(3);
+    // Looked at while it flooded, not only once it was over; and never mid-line.
+    expect(during).toBeGreaterThanOrEqual(3);
+    for (const snap of f.seen) expect(snap.rows.filter((r) => r !== '').at(-1)).toMatch(/^flood line \d+ \.{20}$/);
+  });
 });

@@ -55,6 +55,8 @@ export class ScreenFeed {
   private compactedLength = 0;
   /** What is held is known not to be a plain flood: compacting again would read it all again for nothing. */
   private notPlain = false;
+  /** A look that must not wait (a resize) is owed, whatever scrolled. */
+  private forced = false;
   /** A batch handed to xterm is still being parsed: what comes meanwhile is held, to be collapsed and written after it. */
   private writing = false;
   private held = false;
@@ -138,9 +140,8 @@ export class ScreenFeed {
   }
 
   /**
-   * Parses what waits, then shows the watchdog the screen once that is done,
-   * unless what was parsed scrolled a page by and the look can wait (`force`
-   * never waits: a resize).
+   * Parses what waits, then shows the watchdog the screen once that is done
+   * (lookIfDue; `force` never waits: a resize).
    */
   private sample(force = false): void {
     clearTimeout(this.trailing);
@@ -153,19 +154,14 @@ export class ScreenFeed {
 
   private look(asked: number, force: boolean): void {
     this.sampling = false;
+    this.forced ||= force;
     // A batch handed to xterm since this look was asked for (written() of the last one starts the next)
-    // is parsed only in part: its look comes once it is written, or the watchdog keeps a torn screen.
+    // is parsed only in part: its look comes once it is written (written()), or the watchdog keeps a torn screen.
     if (this.writing) return;
-    if (this.pendingShow) {
-      this.scrolledPage ||= this.screen.pageScrolledSince(this.scrollAtLook);
-      if (force || !this.scrolledPage || this.due() <= asked) {
-        this.lastSeen = asked;
-        this.show();
-      }
-    }
+    this.lookIfDue(asked);
     if (this.pendingShow || this.unparsed.length > 0) this.schedule();
     // The burst is over: its buffers go, so a job that flooded once does not keep megabytes.
-    else if (!this.writing && this.clock.now() - this.lastOutput >= SCREEN_SAMPLE_MS) this.unparsed.release();
+    else if (this.clock.now() - this.lastOutput >= SCREEN_SAMPLE_MS) this.unparsed.release();
   }
 
   /**
@@ -184,10 +180,25 @@ export class ScreenFeed {
     this.last = this.last.then(() => written);
   }
 
+  /** Shows the parsed screen unless what was parsed scrolled a page by and the look can wait (a forced look never waits). */
+  private lookIfDue(asked: number): void {
+    if (!this.pendingShow) return;
+    this.scrolledPage ||= this.screen.pageScrolledSince(this.scrollAtLook);
+    if (this.forced || !this.scrolledPage || this.due() <= asked) {
+      this.lastSeen = asked;
+      this.show();
+    }
+  }
+
   private written(): void {
     this.writing = false;
-    // A held source waits for what is held to be written: at once, not at the next look.
-    if (this.held || this.unparsed.length >= MAX_UNPARSED) this.parse();
+    // A held source waits for what is held to be written: at once, not at the next look. Between the
+    // two batches the screen is whole: a look due now is taken here, or a flood that never lets up
+    // (nothing in it to collapse) would leave every look to land mid-batch and none to be taken.
+    if (this.held || this.unparsed.length >= MAX_UNPARSED) {
+      if (this.clock.now() >= this.due()) this.lookIfDue(this.clock.now());
+      this.parse();
+    }
     if (this.held && this.unparsed.length < MAX_UNPARSED / 4) {
       this.held = false;
       this.flow?.resume();
@@ -209,6 +220,7 @@ export class ScreenFeed {
   private show(): void {
     if (!this.pendingShow) return;
     this.pendingShow = false;
+    this.forced = false;
     this.scrollAtLook = this.screen.scrolledLines;
     this.scrolledPage = false;
     this.onSnapshot(this.screen.snapshot());
