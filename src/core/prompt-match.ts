@@ -90,8 +90,7 @@ export function cursorAllows(rule: CursorRule, snap: ScreenSnapshot, last: numbe
 
 /** The rows a rule looks at: up to `lines` rows ending at the last non-blank row. */
 export function tailWindow(rows: readonly string[], last: number, lines: number): { top: number; text: string } {
-  const top = Math.max(0, last - lines + 1);
-  return { top, text: rows.slice(top, last + 1).join('\n') };
+  return new Windows(rows, last).get(lines);
 }
 
 /**
@@ -110,6 +109,7 @@ class Windows {
     private readonly last: number,
   ) {}
 
+  /** Up to `lines` rows ending at the last non-blank row, and the row they start at. */
   get(lines: number): { top: number; text: string } {
     const top = Math.max(0, this.last - lines + 1);
     if (this.text === undefined) {

@@ -88,7 +88,8 @@ export class ScreenFeed {
     this.parse();
     this.screen.resize(cols, rows);
     this.pendingShow = true;
-    this.sample(true);
+    this.forced = true;
+    this.sample();
   }
 
   /** Resolves when everything pushed so far is on the screen and shown to the watchdog. */
@@ -141,20 +142,19 @@ export class ScreenFeed {
 
   /**
    * Parses what waits, then shows the watchdog the screen once that is done
-   * (lookIfDue; `force` never waits: a resize).
+   * (lookIfDue; a forced look, a resize's, never waits).
    */
-  private sample(force = false): void {
+  private sample(): void {
     clearTimeout(this.trailing);
     this.trailing = undefined;
     this.parse();
     this.sampling = true;
     const asked = this.clock.now();
-    this.last = this.last.then(() => this.look(asked, force));
+    this.last = this.last.then(() => this.look(asked));
   }
 
-  private look(asked: number, force: boolean): void {
+  private look(asked: number): void {
     this.sampling = false;
-    this.forced ||= force;
     // A batch handed to xterm since this look was asked for (written() of the last one starts the next)
     // is parsed only in part: its look comes once it is written (written()), or the watchdog keeps a torn screen.
     if (this.writing) return;
