@@ -10,6 +10,13 @@ export interface TreeSample {
   readonly cpuTicks: number;
   readonly ioBytes: number;
   readonly pids: readonly number[];
+  /**
+   * The root process's name (comm), when known. A change is an exec: the
+   * first reading can land between the supervisor's fork and the exec of
+   * the job's program, and loading that program (kilobytes read from disk,
+   * a few ticks) is start-up, not work.
+   */
+  readonly root?: string;
 }
 
 export interface ProcActivityOptions {
@@ -55,9 +62,11 @@ export class ProcActivity {
   /**
    * Busy when, over the last window, CPU grew by at least busyCpuFraction of
    * the wall time, storage I/O grew at all, or a new process appeared. The
-   * first sample is only a baseline. `changed` is relative to the last call.
+   * first sample is only a baseline, and so is the first after the root
+   * exec'd. `changed` is relative to the last call.
    */
   observe(sample: TreeSample): { busy: boolean; changed: boolean } {
+    if (this.prev !== undefined && sample.root !== this.prev.root) this.rebase();
     if (this.prev !== undefined) this.addStep(this.prev, sample);
     this.prev = sample;
     this.prevPids = new Set(sample.pids);
@@ -66,6 +75,12 @@ export class ProcActivity {
     const changed = busy !== this.busy;
     this.busy = busy;
     return { busy, changed };
+  }
+
+  /** The root exec'd: this reading is a new baseline, as the first one was. */
+  private rebase(): void {
+    this.prev = undefined;
+    this.steps = [];
   }
 
   private addStep(prev: TreeSample, cur: TreeSample): void {

@@ -59,6 +59,7 @@ describe('readProcessTree', () => {
     expect(sample.pids).toEqual(later.map((p) => p.pid));
     expect(sample.cpuTicks).toBe(later.reduce((n, p) => n + p.cpuTicks, 0));
     expect(sample.ioBytes).toBeGreaterThanOrEqual(0);
+    expect(sample.root).toBe(later[0]!.comm);
   });
 
   it('reads a comm holding spaces and parentheses', async () => {

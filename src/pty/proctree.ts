@@ -24,6 +24,8 @@ export interface TreeSample {
   cpuTicks: number;
   ioBytes: number;
   pids: number[];
+  /** The root's comm: it changes when the root execs. */
+  root: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export function summarizeTree(tree: ProcInfo[], t: number): TreeSample {
     ioBytes += p.ioBytes;
     pids.push(p.pid);
   }
-  return { t, cpuTicks, ioBytes, pids };
+  return { t, cpuTicks, ioBytes, pids, root: tree[0]?.comm ?? '' };
 }
 
 /**
