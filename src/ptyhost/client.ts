@@ -91,6 +91,27 @@ export class PtyHostClient {
    * `from` says which) and then live output; onExit once, when the job has
    * ended (at once for a job that already has).
    */
+  /**
+   * spawn and attach in one request, so the output comes from the job's
+   * first byte however fast it prints. A host that does not know `attach`
+   * (it ignores the field) answers `{pid}`: then a separate attach follows.
+   */
+  async spawnAttached(a: SpawnArgs, onData: OnData, onExit: OnExit, onProblem?: OnProblem): Promise<AttachResult> {
+    const before = this.attached.get(a.id);
+    this.attached.set(a.id, { onData, onExit, ...(onProblem ? { onProblem } : {}) });
+    try {
+      const r = await this.request('spawn', { ...a, attach: true });
+      if (r.to !== undefined && r.from !== undefined) return { from: r.from, to: r.to, pid: r.pid, exit: r.exit ?? null };
+      return await this.request('attach', { id: a.id, since: 0 });
+    } catch (e) {
+      // The spawn was refused (a job of that id still runs): whoever listened to that id before still does.
+      if (this.attached.get(a.id)?.onData !== onData) throw e;
+      if (before) this.attached.set(a.id, before);
+      else this.attached.delete(a.id);
+      throw e;
+    }
+  }
+
   attach(id: string, onData: OnData, onExit: OnExit, since?: number, onProblem?: OnProblem): Promise<AttachResult> {
     // Handlers first: the host replays before it replies.
     this.attached.set(id, { onData, onExit, ...(onProblem ? { onProblem } : {}) });

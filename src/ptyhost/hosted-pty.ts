@@ -8,7 +8,7 @@ import { checkSignal, checkSize, sendKeysPaced, sendTextPaced, type PtySpawnOpti
 import type { Disposable, PtyPort, SendTextOptions } from '../pty/pty-port.js';
 import { OutputFan, type OutputChunk } from '../pty/utf8-stream.js';
 import type { PtyHostClient } from './client.js';
-import type { JobExit, SpawnArgs } from './protocol.js';
+import type { AttachResult, JobExit, SpawnArgs } from './protocol.js';
 
 export interface HostedSpawnOptions extends PtySpawnOptions {
   /** asciicast v2 file the host appends the output to. */
@@ -61,8 +61,9 @@ export class HostedPty implements PtyPort {
   /** A new job on the host; bad input (size, cwd, command) rejects with InputError, as PtyHost.spawn throws it. */
   static async spawn(client: PtyHostClient, id: string, o: HostedSpawnOptions): Promise<HostedPty> {
     checkSize(o.cols, o.rows);
-    await client.spawn(spawnArgs(id, o));
-    return HostedPty.attach(client, id, 0);
+    // One request: awaiting the spawn before attaching let `yes € | head` print more than the host's ring in the round trip, and the replay began mid-character.
+    const p = new HostedPty(client, id);
+    return p.begin(await client.spawnAttached(spawnArgs(id, o), (d, off) => p.received(d, off), (e) => p.ended(e), (e) => p.problem(e)));
   }
 
   /** A job the host already runs (or ran): its output from `since` (default: all it holds), then live. */
@@ -72,12 +73,15 @@ export class HostedPty implements PtyPort {
 
   private static async attach(client: PtyHostClient, id: string, since: number | undefined): Promise<HostedPty> {
     const p = new HostedPty(client, id);
-    const r = await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since, (e) => p.problem(e));
-    p.pidValue = r.pid;
-    p.fromValue = r.from;
-    p.replayTo = r.to;
-    setImmediate(() => p.release());
-    return p;
+    return p.begin(await client.attach(id, (d, off) => p.received(d, off), (e) => p.ended(e), since, (e) => p.problem(e)));
+  }
+
+  private begin(r: AttachResult): HostedPty {
+    this.pidValue = r.pid;
+    this.fromValue = r.from;
+    this.replayTo = r.to;
+    setImmediate(() => this.release());
+    return this;
   }
 
   get pid(): number {

@@ -91,6 +91,11 @@ export interface SpawnArgs extends Omit<PtySpawnOptions, 'name'> {
   /** Past this many bytes the recording gets a `recording-cap:` marker and the tail. */
   recordingCap?: number;
   /**
+   * Attach this connection in the same step as the spawn: output frames from
+   * the job's first byte, and the result is an AttachResult.
+   */
+  attach?: boolean;
+  /**
    * The client ends the recording itself, with a `note {stop}` after the
    * exit (its last markers, then its `exit:`): while a client is attached at
    * the exit the host waits for it (at most 10 s) instead of writing its own.
@@ -107,7 +112,7 @@ export interface AttachResult {
 }
 
 export interface Requests {
-  spawn: { args: SpawnArgs; result: { pid: number } };
+  spawn: { args: SpawnArgs; result: { pid: number } & Partial<AttachResult> };
   write: { args: { id: string }; result: null };
   resize: { args: { id: string; cols: number; rows: number }; result: null };
   kill: { args: { id: string; signal: string }; result: null };

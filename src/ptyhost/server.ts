@@ -48,6 +48,7 @@ const SCHEMAS = {
     header: z.record(z.string(), z.unknown()).optional(),
     recordingCap: z.number().int().positive().optional(),
     clientCloses: z.boolean().optional(),
+    attach: z.boolean().optional(),
   }),
   write: z.object({ id: jobId }),
   resize: z.object({ id: jobId, cols: size, rows: size }),
@@ -130,8 +131,11 @@ export class PtyHostServer {
 
   private run(conn: Conn, op: keyof typeof SCHEMAS, a: Record<string, unknown>, tail: Buffer): unknown {
     switch (op) {
-      case 'spawn':
-        return this.spawn(a as z.infer<typeof SCHEMAS.spawn>);
+      case 'spawn': {
+        const job = this.spawn(a as z.infer<typeof SCHEMAS.spawn>);
+        // In the step that spawned it: a job printing faster than a round trip fills the ring before a separate attach comes.
+        return a.attach ? this.attach(conn, job, 0) : { pid: job.pid };
+      }
       case 'write':
         // A copy: the tail is a view of the decoder's buffers (good until its next push), and the PTY's write may queue it.
         return this.job(a.id).write(Buffer.from(tail));
@@ -150,7 +154,7 @@ export class PtyHostServer {
     }
   }
 
-  private spawn(a: z.infer<typeof SCHEMAS.spawn>): { pid: number } {
+  private spawn(a: z.infer<typeof SCHEMAS.spawn>): HostJob {
     const old = this.jobs.get(a.id);
     // An ended job may be started again under its id (a daemon that died between the spawn and the board's word on it).
     if (old && !old.exit) throw new InputError(`job ${JSON.stringify(a.id)} already runs on this host (pid ${old.pid}); job ids must be unique`);
@@ -158,7 +162,7 @@ export class PtyHostServer {
     const job = HostJob.spawn(a, this.opts.ringBytes, (j) => this.ended(j));
     this.jobs.set(a.id, job);
     this.log(`spawn ${a.id} pid ${job.pid}: ${a.command}`);
-    return { pid: job.pid };
+    return job;
   }
 
   private ended(job: HostJob): void {

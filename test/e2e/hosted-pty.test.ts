@@ -43,8 +43,8 @@ function gone(pid: number): boolean {
   }
 }
 
-async function connect(state: string): Promise<PtyHostClient> {
-  const c = await PtyHostClient.connect(state, { timeoutMs: SOON });
+async function connect(state: string, hostArgs: string[] = []): Promise<PtyHostClient> {
+  const c = await PtyHostClient.connect(state, { timeoutMs: SOON, hostArgs });
   clients.add(c);
   hosts.add(c.hostPid);
   return c;
@@ -102,6 +102,26 @@ describe('HostedPty', () => {
     expect(out()).toContain('answer=y\r\n');
     expect(out()).not.toContain('\uFFFD');
     expect(out().match(/€/g)).toHaveLength(200_000);
+  });
+
+  it('hears a new job from its first byte, however much it prints before a round trip could come', async () => {
+    // A 4 KB ring and 3 MB printed at once. Attaching after the spawn's reply began the replay past the
+    // ring's start, mid-character, whenever the job printed more than the ring in that round trip (CI
+    // saw it under load). Here the client's thread is held for 300 ms right after the spawn went out,
+    // as a loaded machine holds it, so the job has printed all of it before any reply is read.
+    const state = tempDir('ns-hosted-');
+    const c = await connect(state, ['--buffer', '4k']);
+    for (let i = 0; i < 2; i++) {
+      const spawned = HostedPty.spawn(c, `burst-${i}`, job(`yes € | head -n 1000000 | tr -d '\\n'; exit 5`, state));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      const pty = await spawned;
+      const out = listen(pty);
+      expect(pty.from).toBe(0);
+      expect(await pty.exited).toMatchObject({ exitCode: 5 });
+      expect(out().startsWith('€')).toBe(true);
+      expect(out()).not.toContain('\uFFFD');
+      expect(out().match(/€/g)).toHaveLength(1_000_000);
+    }
   });
 
   it('is adopted by a second client once the first is gone: same pid, the output printed meanwhile, then live', async () => {
@@ -179,5 +199,13 @@ describe('HostedPty', () => {
     await expect(HostedPty.spawn(c, 'bad', { ...job('true', state), cwd: join(state, 'missing') })).rejects.toThrow(/working directory ".*missing" does not exist/);
     await expect(HostedPty.spawn(c, 'bad', { ...job('true', state), command: 'no-such-command-nightshift' })).rejects.toThrow(InputError);
     await expect(HostedPty.spawn(c, 'bad', { ...job('true', state), cols: 0 })).rejects.toThrow(InputError);
+    // A second spawn of a running job's id is refused, and the first one's output still reaches it.
+    const first = await HostedPty.spawn(c, 'twice', job(WAITER, state));
+    const heard = listen(first);
+    await until(() => heard().includes('waiting'), SOON, 'the first job');
+    await expect(HostedPty.spawn(c, 'twice', job('true', state))).rejects.toThrow(/job "twice" already runs on this host/);
+    writeFileSync(join(state, 'go'), '');
+    expect(await first.exited).toMatchObject({ exitCode: 7 });
+    expect(heard()).toContain('bye');
   });
 });
