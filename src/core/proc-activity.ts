@@ -13,8 +13,9 @@ export interface TreeSample {
   /**
    * The root process's name (comm), when known. A change is an exec: the
    * first reading can land between the supervisor's fork and the exec of
-   * the job's program, and loading that program (kilobytes read from disk,
-   * a few ticks) is start-up, not work.
+   * the job's program, and the disk reads of loading that program are
+   * start-up, not work. Its CPU still counts: a program that computes from
+   * its first instant is busy at the first reading after its exec.
    */
   readonly root?: string;
 }
@@ -61,12 +62,11 @@ export class ProcActivity {
 
   /**
    * Busy when, over the last window, CPU grew by at least busyCpuFraction of
-   * the wall time, storage I/O grew at all, or a new process appeared. The
-   * first sample is only a baseline, and so is the first after the root
-   * exec'd. `changed` is relative to the last call.
+   * the wall time, storage I/O grew at all (but across the root's exec),
+   * or a new process appeared. The first sample is only a baseline.
+   * `changed` is relative to the last call.
    */
   observe(sample: TreeSample): { busy: boolean; changed: boolean } {
-    if (this.prev !== undefined && sample.root !== this.prev.root) this.rebase();
     if (this.prev !== undefined) this.addStep(this.prev, sample);
     this.prev = sample;
     this.prevPids = new Set(sample.pids);
@@ -77,12 +77,6 @@ export class ProcActivity {
     return { busy, changed };
   }
 
-  /** The root exec'd: this reading is a new baseline, as the first one was. */
-  private rebase(): void {
-    this.prev = undefined;
-    this.steps = [];
-  }
-
   private addStep(prev: TreeSample, cur: TreeSample): void {
     // A child that exits takes its ticks and bytes out of the sum; that drop
     // is not negative work, so deltas are floored at zero.
@@ -90,7 +84,7 @@ export class ProcActivity {
       t: cur.t,
       dt: Math.max(0, cur.t - prev.t),
       cpuTicks: Math.max(0, cur.cpuTicks - prev.cpuTicks),
-      ioBytes: Math.max(0, cur.ioBytes - prev.ioBytes),
+      ioBytes: cur.root !== prev.root ? 0 : Math.max(0, cur.ioBytes - prev.ioBytes),
       spawned: cur.pids.some((pid) => !this.prevPids.has(pid)),
     });
   }
