@@ -6,7 +6,7 @@
  * every allocation, collected or not, so the profile says where a flood's
  * allocations come from, not only what is left at exit. At exit it writes
  * $HEAP_OUT-PID.json (default /tmp/daemon.heap-PID.json): the first reading, the peak
- * one, and each space's own peak, in MB; and beside it …json.heapprofile (open
+ * one, each space's own peak, and a reading every 100 ms, in MB; and beside it …json.heapprofile (open
  * it in Chrome's DevTools, or sum it with dist/bench/probes/heap-sites.js).
  */
 'use strict';
@@ -24,10 +24,14 @@ if (process.argv.includes('daemon') && process.argv.some((a) => a.endsWith('nigh
   const first = reading();
   let peak = first;
   const spacePeaks = { ...first };
+  // Every fifth reading too (100 ms apart): a flood's growth is a change over seconds, not one peak.
+  const series = [first];
+  let n = 0;
   setInterval(() => {
     const r = reading();
     if (r.rss > peak.rss) peak = r;
-    for (const k of Object.keys(r)) if (r[k] > spacePeaks[k]) spacePeaks[k] = r[k];
+    for (const k of Object.keys(r)) if (k !== 't' && r[k] > spacePeaks[k]) spacePeaks[k] = r[k];
+    if (++n % 5 === 0) series.push(r);
   }, 20).unref();
   const session = new inspector.Session();
   session.connect();
@@ -37,7 +41,7 @@ if (process.argv.includes('daemon') && process.argv.some((a) => a.endsWith('nigh
   process.on('exit', () => {
     // One file per daemon: a bench case starts several.
     const out = `${process.env.HEAP_OUT || '/tmp/daemon.heap'}-${process.pid}.json`;
-    fs.writeFileSync(out, JSON.stringify({ first, peak, spacePeaks }, null, 1));
+    fs.writeFileSync(out, JSON.stringify({ first, peak, spacePeaks, series }));
     session.post('HeapProfiler.stopSampling', (err, res) => {
       if (!err && res) fs.writeFileSync(`${out}.heapprofile`, JSON.stringify(res.profile));
     });

@@ -111,6 +111,27 @@ async function wholeAndInPieces(prefix: string, data: string): Promise<{ whole: 
 }
 
 describe('Screen: a flood written in one piece', () => {
+  it.each([1, 2, 3])('collapses a batch cut inside a CR LF at either end, as a live flood is batched: the same terminal (seed %i)', async (seed) => {
+    const data = flood(seed, 3 * KEEP).replace(/tail without a line end .*$/, 'last \x1b[2Aline\r');
+    const cutAt = data.indexOf('\r\n') + 1;
+    const [first, batch] = [data.slice(0, cutAt), data.slice(cutAt)];
+    expect(batch.startsWith('\n') && batch.endsWith('\r')).toBe(true);
+    const collapsed = collapseScrolled(batch, KEEP);
+    expect(collapsed.length).toBeLessThan(batch.length / 2);
+    expect(await state(['old row\r\n', first, collapsed])).toBe(await state(['old row\r\n', first, batch]));
+    const bytes = Buffer.from(batch);
+    expect(collapseScrolled(bytes, KEEP).toString()).toBe(collapsed);
+  });
+
+  it('still parses whole a batch whose bare CR or LF is not at its very start, or whose escape other than SGR comes before the last line end', () => {
+    const lines = 'line\r\n'.repeat(3 * KEEP);
+    for (const bad of ['x\n' + lines, lines.slice(0, 100) + '\r' + lines, lines + '\x1b[2A' + lines, '\n\n' + lines]) {
+      expect(collapseScrolled(bad, KEEP)).toBe(bad);
+    }
+    // After the last line end anything goes: it is parsed the same way in both.
+    expect(collapseScrolled(lines + '\x1b[2Aend\r', KEEP).length).toBeLessThan(lines.length);
+  });
+
   it('with a scroll region set, parses everything: the same rows as the same bytes in small pieces', async () => {
     const data = flood(7, 3 * KEEP) + ' '.repeat(200 * 1024) + 'end';
     const { whole, pieces } = await wholeAndInPieces('\x1b[3;8r', data);

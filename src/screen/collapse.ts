@@ -10,7 +10,8 @@
  * rows it overwrote in place (the cursor above the bottom) are older still.
  * What the skipped lines leave behind is only their colour state, so their
  * SGR sequences since the last reset go along. Anything else (cursor moves,
- * bare CR or LF, other escapes, C1 controls) and the data is parsed whole.
+ * bare CR or LF, other escapes, C1 controls) up to the last line end, but
+ * for an LF that begins the data, and the data is parsed whole.
  */
 
 /** Lines kept at the end: two screens and the scrollback, see above. */
@@ -41,15 +42,22 @@ export function collapseScrolled<T extends Flood>(data: T, keep: number): T {
     if (from <= first) return data;
   }
   const cut = from + 2;
+  // What must be plain runs to the last line end: after it, the kept lines have left both parses in one
+  // state, and the rest is parsed the same way in either. And it may begin with an LF: a live flood is
+  // batched wherever a read ended, so a batch can begin with the LF of the CR LF the batch before ended
+  // with, or end with its CR, and either made the whole batch (megabytes, held) "not plain". A bare LF
+  // at the start only moves the cursor before anything is skipped, as the first line may.
+  const lead = codeAt(data, 0) === LF ? 1 : 0;
+  const last = data.lastIndexOf('\r\n') + 2;
   if (typeof data === 'string') {
-    if (!plainText(data)) return data;
+    if (!plainText(data.slice(lead, last))) return data;
     // join, not +: it copies into a new flat string, where slices joined by +
     // would keep the whole flood alive as long as the kept lines are (V8's
     // sliced and cons strings point into their parent).
     return [data.slice(0, first + 2), sgrState(data, first + 2, cut), data.slice(cut)].join('') as T;
   }
   const bytes = data as Buffer;
-  if (!plainBytes(bytes)) return data;
+  if (!plainBytes(bytes.subarray(lead, last))) return data;
   // A copy, for the same reason: views would keep the whole flood's buffer.
   return Buffer.concat([bytes.subarray(0, first + 2), Buffer.from(sgrState(bytes, first + 2, cut), 'latin1'), bytes.subarray(cut)]) as T;
 }
