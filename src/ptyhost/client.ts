@@ -87,11 +87,6 @@ export class PtyHostClient {
   }
 
   /**
-   * Output from `since` (or the oldest byte the host still holds; the result's
-   * `from` says which) and then live output; onExit once, when the job has
-   * ended (at once for a job that already has).
-   */
-  /**
    * spawn and attach in one request, so the output comes from the job's
    * first byte however fast it prints. A host that does not know `attach`
    * (it ignores the field) answers `{pid}`: then a separate attach follows.
@@ -112,6 +107,11 @@ export class PtyHostClient {
     }
   }
 
+  /**
+   * Output from `since` (or the oldest byte the host still holds; the result's
+   * `from` says which) and then live output; onExit once, when the job has
+   * ended (at once for a job that already has).
+   */
   attach(id: string, onData: OnData, onExit: OnExit, since?: number, onProblem?: OnProblem): Promise<AttachResult> {
     // Handlers first: the host replays before it replies.
     this.attached.set(id, { onData, onExit, ...(onProblem ? { onProblem } : {}) });
