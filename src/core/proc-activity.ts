@@ -2,8 +2,8 @@ import { InputError } from '../util/errors.js';
 
 /**
  * One reading of a job's process tree: summed CPU ticks and storage I/O
- * bytes of every live process, and which pids there were. Structural, so
- * src/pty's summarizeTree output fits without the core importing it.
+ * bytes of every live process, and which pids there were (src/pty's
+ * summarizeTree makes it from /proc).
  */
 export interface TreeSample {
   readonly t: number;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { TreeSample } from '../core/proc-activity.js';
 import { listOrEmpty, readOrUndefined } from '../util/soft-read.js';
 
 export interface ProcInfo {
@@ -17,15 +18,6 @@ export interface ProcInfo {
   ioBytes: number;
   /** Its threads (num_threads); 0 when the line did not say. */
   threads: number;
-}
-
-export interface TreeSample {
-  t: number;
-  cpuTicks: number;
-  ioBytes: number;
-  pids: number[];
-  /** The root's comm: it changes when the root execs. */
-  root: string;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * A prompt printed right after a flood is seen: the watchdog's last look
- * is taken once the whole flood is parsed, not while xterm is still part
- * way through a batch (a torn screen it would keep until more output came).
- * Real daemon, real PTY host, real bash; its own state dir and socket.
+ * A prompt printed right after a flood is seen and answered, through the
+ * real daemon, PTY host and bash (its own state dir and socket). The torn
+ * look it guards against (a look taken while xterm is part way through a
+ * batch, kept until more output came) did not show here before its fix;
+ * src/supervisor/screen-feed.test.ts catches that one.
  * Needs a build first (npx tsc -p tsconfig.json).
  */
 import { describe, expect, it } from 'vitest';
