@@ -60,9 +60,9 @@ export interface RecoveryHost {
  * The previous daemon's jobs: those the PTY host still holds (running, or
  * ended while no daemon watched) are adopted and go on in the state the
  * board has; the rest died with their host and are ended for good (board,
- * pages, their files). Queued jobs stay queued.
+ * pages, their files). Queued jobs stay queued. Returns how many were adopted.
  */
-export async function recoverJobs(d: RecoveryHost): Promise<void> {
+export async function recoverJobs(d: RecoveryHost): Promise<number> {
   const plan = await planRecovery(d.board, d.host);
   // Not running on the board (the daemon died between the spawn and the board's running, or after the board's done): nobody supervises it, so it must not run on.
   for (const id of plan.strays) {
@@ -74,4 +74,5 @@ export async function recoverJobs(d: RecoveryHost): Promise<void> {
     d.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');
   }
   if (plan.adopt.length) d.log.info({ jobs: plan.adopt.map((j) => j.name) }, 'adopted jobs from the PTY host');
+  return plan.adopt.length;
 }

@@ -11,6 +11,8 @@ import { ConflictError, InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';
 import { boardRow, cancel, evidence, liveJob, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
+import { statusOf } from './commands/status.js';
+import { testPage } from '../notify/test-page.js';
 import { WEB_COMMANDS } from './commands/web.js';
 import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
 import * as R from './results.js';
@@ -35,13 +37,16 @@ export const COMMANDS = [
     role: 'viewer',
     result: R.statusSchema,
     args: z.strictObject({ reset_loop: z.boolean().optional() }),
-    handler: (d, a) => ({
-      pid: process.pid,
-      state_dir: d.opts.stateDir,
-      counts: d.board.counts(),
-      max_running: d.opts.maxRunning,
-      event_loop: d.loopDelay.report(a.reset_loop === true),
-    }),
+    handler: (d, a) => statusOf(d, a.reset_loop === true),
+  }),
+  // Through the daemon, so the test uses the very notifiers and credentials the night's pages will.
+  defineCommand({
+    name: 'page-test',
+    usage: '',
+    role: 'local',
+    result: R.pageTestSchema,
+    args: none,
+    handler: async (d) => ({ results: await d.pager.test(testPage(Date.now(), `the daemon (pid ${process.pid})`)) }),
   }),
   // The spec's fields are checked by the board, whose messages name the CLI flag.
   // Records leave the daemon masked: secret-looking env values are ***, the job's own values redacted (job-secrets.ts).

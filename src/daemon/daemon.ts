@@ -35,7 +35,7 @@ import type { Commands } from './command.js';
 import type { FleetLink } from '../fleet/link.js';
 import { within } from '../util/within.js';
 import { DaemonStop, type StopMode } from './daemon-stop.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, type SlotUse } from './scheduler.js';
 import { fleetLink, openParts, withStartupWarnings, type DaemonParts, type FleetPlace, type Opening } from './daemon-start.js';
 
 export interface DaemonOptions {
@@ -81,6 +81,12 @@ export class Daemon {
   web: WebServer | null = null;
   /** The link to the fleet board, with --board. */
   fleet: FleetLink | null = null;
+  /** When this daemon started, ms (status's uptime). */
+  readonly startedAt = Date.now();
+  /** How many of the previous daemon's jobs this one took over at its start. */
+  adopted = 0;
+  /** The config.yaml it read, or null when none was found (daemon-start.ts). */
+  configFile: string | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -134,7 +140,8 @@ export class Daemon {
   private async begin(p: DaemonParts): Promise<void> {
     // public_url is how a phone reaches the view; it wins over the --http address for every link.
     this.webBaseUrl = p.notify.links?.publicUrl ?? null;
-    await this.recover();
+    this.configFile = p.configFile;
+    this.adopted = await this.recover();
     if (this.opts.http) await this.startWeb(this.opts.http, p.notify, p.webCommands, p.onError);
     await this.server.listen(this.paths.socket);
     if (p.fleet) await this.joinFleet(p.fleet);
@@ -145,7 +152,7 @@ export class Daemon {
   }
 
   /** The previous daemon's jobs (adopt.ts): those the PTY host still holds are adopted. */
-  private recover(): Promise<void> {
+  private recover(): Promise<number> {
     const adopt = (rec: JobRecord) => void this.jobs.launch(rec, { terminal: this.host.adopter(), adopt: true });
     return recoverJobs({ board: this.board, pager: this.pager, host: this.host, log: this.log, adopt });
   }
@@ -228,6 +235,11 @@ export class Daemon {
   /** How many jobs are live (a starting one is not yet). */
   get runningCount(): number {
     return this.jobs.runningCount;
+  }
+
+  /** The job slots held and by what. */
+  slotUse(): SlotUse {
+    return this.jobs.use();
   }
 
   /** A drain is on: new submissions wait for the next daemon. */

@@ -4,6 +4,7 @@
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
+import { daemonPaths } from './paths.js';
 
 export class DaemonLock {
   private constructor(readonly path: string) {}
@@ -48,6 +49,12 @@ export function lockOwner(path: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** The pid of the daemon that holds `stateDir` now, or null: no lock, or its owner is gone. Reads only; starts nothing. */
+export function runningDaemonPid(stateDir: string): number | null {
+  const pid = lockOwner(daemonPaths(stateDir).lock);
+  return pid !== null && isAlive(pid) ? pid : null;
 }
 
 export function isAlive(pid: number): boolean {

@@ -163,12 +163,50 @@ export const evidenceListSchema = z.object({ records: z.array(evidenceSchema) })
 
 const loopDelaySchema = z.object({ max_ms: z.number(), p99_ms: z.number(), mean_ms: z.number(), samples: z.number(), since: iso });
 
+const deliverySchema = z.object({
+  notifier: z.string(),
+  status: outboxRowSchema.shape.status,
+  round: z.number(),
+  attempts: z.number(),
+  delivered: isoOrNull,
+  next_try: isoOrNull,
+  error: z.string().nullable(),
+});
+
+const lastPageSchema = z.object({
+  key: z.string(),
+  job: z.string(),
+  name: z.string(),
+  kind: z.enum(PAGE_KINDS),
+  reason: z.string(),
+  queued: iso,
+  deliveries: z.array(deliverySchema),
+});
+
+/** `status` (daemon/commands/status.ts). */
 export const statusSchema = z.object({
   pid: z.number(),
+  version: z.string(),
+  started: iso,
   state_dir: z.string(),
+  config_file: z.string().nullable(),
+  policy_file: z.string().nullable(),
+  rules: z.string(),
+  notifiers: z.array(z.object({ name: z.string(), kind: z.string() })),
+  warnings: z.array(z.string()),
+  web_url: z.string().nullable(),
+  slots: z.object({ used: z.number(), max: z.number(), running: z.number(), blocked: z.number(), starting: z.number() }),
+  queued: z.number(),
+  adopted: z.number(),
+  last_page: lastPageSchema.nullable(),
   counts: z.object({ queued: z.number(), running: z.number(), blocked: z.number(), done: z.number() }),
   max_running: z.number(),
   event_loop: loopDelaySchema,
+});
+
+/** `page-test`: one line per notifier (notify/test-page.ts). */
+export const pageTestSchema = z.object({
+  results: z.array(z.object({ notifier: z.string(), kind: z.string(), ok: z.boolean(), error: z.string().nullable() })),
 });
 
 export const submittedSchema = z.object({ job: jobRecordSchema, notice: z.string().nullable() });

@@ -35,6 +35,14 @@ export interface SchedulerHost {
   diskProblem(job: DaemonJob, file: string, e: Error): void;
 }
 
+export interface SlotUse {
+  used: number;
+  max: number;
+  running: number;
+  blocked: number;
+  starting: number;
+}
+
 export class Scheduler {
   /** Every job the daemon runs, by id, from its launch until it ended or failed to start. */
   private readonly slots = new Map<string, JobSlot>();
@@ -148,6 +156,17 @@ export class Scheduler {
 
   running(): DaemonJob[] {
     return [...this.slots.values()].flatMap((s) => (s.state === 'live' ? [s.job] : []));
+  }
+
+  /** The slots held and what their jobs are doing: `status`'s "4/4: 3 blocked, 1 running". */
+  use(): SlotUse {
+    const use: SlotUse = { used: this.slots.size, max: this.host.opts.maxRunning, running: 0, blocked: 0, starting: 0 };
+    for (const [id, slot] of this.slots) {
+      if (slot.state === 'starting') use.starting++;
+      else if (this.host.board.get(id)?.state === 'blocked') use.blocked++;
+      else use.running++;
+    }
+    return use;
   }
 
   /** Jobs live or starting. */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { formatDuration } from '../util/duration.js';
 import type { Notifier } from './config.js';
 import { ntfyMessage, slackMessage, webhookMessage, type HttpMessage } from './format.js';
-import { summarize, type Page } from './page.js';
+import { redact, summarize, type Page } from './page.js';
 import { CredentialError, describeRef, resolveRef, type ValueRef } from './secret-ref.js';
 
 /** A resolved URL a notifier can POST to. */
@@ -16,6 +16,11 @@ export const isHttpUrl = (s: string): boolean => /^https?:\/\/\S+$/i.test(s);
 
 export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
+}
+
+/** A failed send in one line for a person, redacted: a bug shows as `unexpected: …` rather than as nothing. */
+export function deliveryProblem(e: unknown): string {
+  return redact(e instanceof DeliveryError ? e.message : `unexpected: ${(e as Error).message ?? String(e)}`);
 }
 
 export interface DeliverContext {

@@ -202,6 +202,12 @@ export class Outbox implements DeliveryStore {
     return (this.q(`SELECT * FROM notify_outbox WHERE closed_at >= ? ORDER BY closed_at, id`).all(time) as DbRow[]).map(fromDb);
   }
 
+  /** Every notifier's row of the page queued last (the highest id's key); empty when nothing was ever paged. */
+  latest(): OutboxRow[] {
+    const sql = `SELECT * FROM notify_outbox WHERE key = (SELECT key FROM notify_outbox ORDER BY id DESC LIMIT 1) ORDER BY id`;
+    return (this.q(sql).all() as DbRow[]).map(fromDb);
+  }
+
   history(job: string): OutboxRow[] {
     return (this.q(`SELECT * FROM notify_outbox WHERE job = ? ORDER BY id`).all(job) as DbRow[]).map(fromDb);
   }

@@ -10,9 +10,10 @@
 import type Sqlite from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import type { Notifier, NotifyConfig } from './config.js';
-import { deliver, DeliveryError, type DeliverContext } from './deliver.js';
+import { deliver, deliveryProblem, type DeliverContext } from './deliver.js';
 import { Outbox, type DeliveryStore, type OutboxRow } from './outbox.js';
-import { redact, redactPage, type Page, type PageKind } from './page.js';
+import { redactPage, type Page, type PageKind } from './page.js';
+import { sendTestPage, type TestPageResult } from './test-page.js';
 import { releaseTime } from './quiet-hours.js';
 import type { PageLinker } from '../web/page-links.js';
 
@@ -60,6 +61,9 @@ export interface TickResult {
 
 export type { OutboxRow } from './outbox.js';
 
+/** How long one send may take: an HTTP request, a command notifier's run. */
+export const SEND_TIMEOUTS = { httpTimeoutMs: 10_000, commandTimeoutMs: 30_000 } as const;
+
 type Optional = 'onResult' | 'linker' | 'onLinkProblem' | 'store';
 
 export class Pager {
@@ -82,8 +86,8 @@ export class Pager {
     this.opts = {
       backoffBaseMs: options.backoffBaseMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 600_000,
-      httpTimeoutMs: options.httpTimeoutMs ?? 10_000,
-      commandTimeoutMs: options.commandTimeoutMs ?? 30_000,
+      httpTimeoutMs: options.httpTimeoutMs ?? SEND_TIMEOUTS.httpTimeoutMs,
+      commandTimeoutMs: options.commandTimeoutMs ?? SEND_TIMEOUTS.commandTimeoutMs,
       env: options.env ?? process.env,
       maxPerTick: options.maxPerTick ?? 100,
       onResult: options.onResult,
@@ -98,6 +102,11 @@ export class Pager {
   reconfigure(config: NotifyConfig): void {
     this.config = config;
     this.notifiers = new Map(config.notifiers.map((n) => [n.name, n]));
+  }
+
+  /** The config in force (status names its notifiers). */
+  get notifyConfig(): NotifyConfig {
+    return this.config;
   }
 
   /** The notifiers a page of `kind` goes to, by name: none when `pages: send` leaves the kind out. */
@@ -174,21 +183,29 @@ export class Pager {
     return this.outbox.history(job);
   }
 
+  /** The test page through every notifier now, as this pager would send (page --test). */
+  test(page: Page): Promise<TestPageResult[]> {
+    return sendTestPage(this.config, page, this.deliverContext());
+  }
+
+  /** The rows of the page queued last, one per notifier, each with how its delivery went. */
+  lastPage(): OutboxRow[] {
+    return this.outbox.latest();
+  }
+
+  private deliverContext(): DeliverContext {
+    return { env: this.opts.env, httpTimeoutMs: this.opts.httpTimeoutMs, commandTimeoutMs: this.opts.commandTimeoutMs };
+  }
+
   private async send(row: OutboxRow, notifier: Notifier): Promise<boolean> {
-    const ctx: DeliverContext = {
-      env: this.opts.env,
-      httpTimeoutMs: this.opts.httpTimeoutMs,
-      commandTimeoutMs: this.opts.commandTimeoutMs,
-    };
     try {
-      await deliver(notifier, this.linked(row), row.round, ctx);
+      await deliver(notifier, this.linked(row), row.round, this.deliverContext());
       await this.store.delivered(row.id, this.clock.now());
       this.report(row, null, null);
       return true;
     } catch (e) {
       // Bugs surface as failures too: a thrown send must not leave the row in flight.
-      const msg = e instanceof DeliveryError ? e.message : `unexpected: ${(e as Error).message ?? String(e)}`;
-      const error = redact(msg);
+      const error = deliveryProblem(e);
       const retryAt = this.clock.now() + this.backoffMs(row.attempts + 1);
       await this.store.failed(row.id, error, retryAt);
       this.report(row, error, retryAt);
