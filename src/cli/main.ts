@@ -30,6 +30,7 @@ const VERBS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['logs', async () => (await import('./logs.js')).registerLogs],
   ['ack', async () => (await import('./ack.js')).registerAck],
   ['shutdown', async () => (await import('./shutdown.js')).registerShutdown],
+  ['service', async () => (await import('./service.js')).registerService],
   ['resume', async () => (await import('./resume.js')).registerResume],
   ['stats', async () => (await import('./stats.js')).registerStats],
   ['web', async () => (await import('./web.js')).registerWeb],
