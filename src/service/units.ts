@@ -52,7 +52,7 @@ function detachArgv(s: ServiceSpec): string[] {
 /** One word of an Exec line: quoted when it must be, with systemd's specifiers (%) and variables ($) escaped. */
 export function systemdWord(word: string): string {
   const escaped = word.replace(/%/g, '%%').replace(/\$/g, '$$$$');
-  if (/^[A-Za-z0-9_@+=:,./-]+$/.test(escaped)) return escaped;
+  if (/^[A-Za-z0-9_@%$+=:,./-]+$/.test(escaped)) return escaped;
   return `"${escaped.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
@@ -99,7 +99,8 @@ export function launchdPlist(s: ServiceSpec): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
-    '<!-- Written by `nightshift service install --launchd`; run it again after moving node or nightshift. -->',
+    // No double hyphen inside an XML comment: it would end the file's well-formedness.
+    '<!-- Written by nightshift service install (launchd); run it again after moving node or nightshift. -->',
     '<plist version="1.0">',
     '<dict>',
     `  <key>Label</key>${str(LAUNCHD_LABEL)}`,
