@@ -4,24 +4,18 @@
  * type is an error). Not run here: launchctl loading it on macOS (this is
  * Linux, with no plutil). Needs a build first.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanup, runCli, tempDir } from '../helpers/cli.js';
+import { runTool } from '../helpers/run-tool.js';
 
 afterAll(cleanup);
 
 /** The plist as JSON, through plistlib. */
-function parsePlist(file: string): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Record<string, unknown>) : reject(new Error(`plistlib: ${err}`))));
-  });
+async function parsePlist(file: string): Promise<Record<string, unknown>> {
+  const r = await runTool('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file]);
+  if (r.code !== 0) throw new Error(`plistlib: ${r.out}`);
+  return JSON.parse(r.out) as Record<string, unknown>;
 }
 
 describe('service install --launchd', () => {

@@ -5,28 +5,21 @@
  * simulates. Not run here: starting the unit under a real user manager
  * (a container has no systemd as PID 1). Needs a build first.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanup, runCli, tempDir } from '../helpers/cli.js';
+import { runTool, type ToolRun } from '../helpers/run-tool.js';
 
 const ANALYZE = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((p) => existsSync(p));
 
 afterAll(cleanup);
 
 /** `systemd-analyze verify --user FILE`: its exit code and what it said (a misspelt key is only a warning). */
-function verify(file: string, home: string): Promise<{ code: number | null; out: string }> {
+function verify(file: string, home: string): Promise<ToolRun> {
   const runtime = join(home, 'run');
   mkdirSync(runtime, { recursive: true, mode: 0o700 });
-  return new Promise((resolve, reject) => {
-    const p = spawn(ANALYZE!, ['verify', '--user', file], { env: { PATH: process.env.PATH, HOME: home, XDG_RUNTIME_DIR: runtime }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, out }));
-  });
+  return runTool(ANALYZE!, ['verify', '--user', file], { env: { PATH: process.env.PATH, HOME: home, XDG_RUNTIME_DIR: runtime } });
 }
 
 describe.skipIf(ANALYZE === undefined)('service install --systemd (systemd-analyze verify; skipped when systemd-analyze is absent: install Debian\'s systemd package)', () => {
