@@ -9,6 +9,7 @@ import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, 
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
+import { ON_SIGNAL, stopOnSignals, type OnSignal } from './daemon-signals.js';
 import { hostname } from 'node:os';
 import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/names.js';
 
@@ -33,6 +34,7 @@ interface DaemonFlags extends WatchdogFlags, StateFlag, Partial<HttpFlags> {
   recordingCap?: number;
   replace?: boolean;
   host?: string;
+  onSignal: OnSignal;
 }
 
 export function registerDaemon(program: Command): void {
@@ -48,6 +50,11 @@ export function registerDaemon(program: Command): void {
     .option('--tls-key <file>', 'PEM private key for --http (with --tls-cert)')
     .option('--replace', 'take over from the daemon running on this state directory: it detaches, this one adopts its jobs (the upgrade path)')
     .option('--host <name>', 'this daemon\'s name on a fleet board (with --board or $NIGHTSHIFT_BOARD; default: the machine\'s hostname)')
+    .addOption(
+      new Option('--on-signal <mode>', 'what SIGTERM and SIGINT do: drain (finish running jobs; again: stop them) or detach (exit at once, jobs run on for the next daemon: for a service manager)')
+        .choices(ON_SIGNAL)
+        .default('drain'),
+    )
     .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
@@ -62,18 +69,9 @@ export function registerDaemon(program: Command): void {
       throw new InputError(`${flags.tlsCert ? '--tls-cert' : flags.tlsKey ? '--tls-key' : '--http-insecure'} needs --http HOST:PORT`);
     }
     const fleet = fleetOf(flags);
-    // Handlers go in before the daemon starts: a SIGTERM during start-up is remembered, not fatal.
-    let signals = 0;
-    let daemon: Daemon | undefined;
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals++;
-      process.stderr.write(`nightshift daemon: ${sig}: ${signals === 1 ? 'draining (signal again to stop running jobs)' : 'stopping running jobs'}\n`);
-      if (daemon) void daemon.stop(signals === 1 ? 'drain' : 'now');
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const signalStop = stopOnSignals(flags.onSignal, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     if (flags.replace) await replaceRunningDaemon(stateDir, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
-    daemon = await Daemon.start({
+    const daemon = await Daemon.start({
       stateDir,
       maxRunning: flags.maxRunning,
       rulesPath,
@@ -89,7 +87,7 @@ export function registerDaemon(program: Command): void {
     process.stderr.write(
       `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}${daemon.web ? `, web ${daemon.web.url}` : ''}${fleet ? `, fleet ${safeUrl(fleet.url)} as host ${fleet.host}${daemon.fleet?.up ? '' : ' (board unreachable: journaling locally)'}` : ''}\n`,
     );
-    if (signals > 0) void daemon.stop(signals === 1 ? 'drain' : 'now');
+    signalStop.attach(daemon);
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');
     // The board is closed and the logs flushed; a child that ignored every signal must not keep this process alive.

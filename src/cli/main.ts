@@ -33,6 +33,7 @@ const VERBS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['doctor', async () => (await import('./doctor.js')).registerDoctor],
   ['page', async () => (await import('./page.js')).registerPage],
   ['shutdown', async () => (await import('./shutdown.js')).registerShutdown],
+  ['service', async () => (await import('./service.js')).registerService],
   ['resume', async () => (await import('./resume.js')).registerResume],
   ['stats', async () => (await import('./stats.js')).registerStats],
   ['web', async () => (await import('./web.js')).registerWeb],
