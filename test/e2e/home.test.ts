@@ -104,3 +104,45 @@ describe('issue 31.3: a closing terminal never ends supervision', () => {
     }
   }, 60_000);
 });
+
+describe('issue 31.3: no gap while a daemon is replaced', () => {
+  it('calls in a tight loop across daemon --replace (over the socket and through the CLI) all succeed; the new daemon says it adopted the running job', async (ctx) => {
+    const s = scope(ctx);
+    const state = s.stateDir();
+    const cwd = s.tempDir();
+    const d1 = await s.daemon(state);
+    await d1.submit('long', ['bash', '-c', 'sleep 300'], ['--cwd', cwd]);
+    await d1.waitLive('long', SOON);
+
+    let replaced = false;
+    const failures: string[] = [];
+    const counts = { before: 0, after: 0 };
+    const count = () => void counts[replaced ? 'after' : 'before']++;
+    // The socket loop: what a script's calls meet, as fast as they come.
+    const socketLoop = (async () => {
+      for (let i = 0; !replaced || counts.after < 20; i++) {
+        const r = i % 25 === 0 ? call(state, 'submit', { spec: rawSpec(`s${i}`, ['true'], cwd) }) : call(state, 'board');
+        await r.then(count, (e: Error) => failures.push(`socket ${i}: ${e.message}`));
+      }
+    })();
+    // The CLI loop: submit -- true and board, one after another, as in the report that found the gap.
+    const cliLoop = (async () => {
+      for (let i = 0; !replaced || counts.after < 20; i++) {
+        const r = await d1.ns(i % 2 ? 'board' : 'submit', i % 2 ? ['--json'] : ['--name', `c${i}`, '--cwd', cwd, '--', 'true']);
+        if (r.code !== 0) failures.push(`cli ${i}: exit ${r.code}: ${r.stderr}`);
+      }
+    })();
+
+    const d2 = await s.daemon(state, ['--replace']);
+    expect(await d1.proc.waitExit(SOON)).toEqual({ code: 0, signal: null });
+    replaced = true;
+    await Promise.all([socketLoop, cliLoop]);
+
+    expect(failures).toEqual([]);
+    expect(counts.before).toBeGreaterThan(0);
+    expect(d2.proc.stderrLines.find(START_LINE)).toContain(', adopted 1 job(s), ');
+    await waitUntil(() => daemonLog(state).find((l) => l.msg === 'adopted a job from the PTY host'), SOON, 'the adoption in the log');
+    expect(daemonLog(state).filter((l) => l.msg === 'adopted a job from the PTY host').map((l) => l.name)).toEqual(['long']);
+    expect(d2.proc.stderr).not.toMatch(/start one with/);
+  }, 120_000);
+});
