@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
 import { parseDuration } from '../util/duration.js';
+import { defaultStateDir, findPolicy } from '../util/home.js';
+import { defaultPolicyPath } from '../rules/bundle.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
 export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
@@ -13,8 +15,18 @@ export function defaultRulesPath(): string {
   return process.env.NIGHTSHIFT_RULES ?? SHIPPED_RULES;
 }
 
-export function defaultStateDir(): string {
-  return resolve(process.env.NIGHTSHIFT_STATE ?? 'state');
+/** `--state`'s help: where the state lives when the flag is not given (src/util/home.ts decides). */
+export const STATE_HELP = 'state directory (default: $NIGHTSHIFT_STATE, else $XDG_STATE_HOME/nightshift, else ~/.local/state/nightshift)';
+
+/** --state, else the one per-user home: every verb finds the same daemon from any folder. */
+export function stateDirFrom(flag: string | undefined): string {
+  return flag ? resolve(flag) : defaultStateDir();
+}
+
+/** --policy, else the person's own policy.yaml (state or config folder), else the rules folder's. */
+export function policyPathOf(flag: string | undefined, stateDir: string, rulesPath: string): string | null {
+  if (flag) return resolve(flag);
+  return findPolicy(stateDir).file ?? defaultPolicyPath(rulesPath);
 }
 
 /** Help for a duration flag: the unit is not obvious from `<duration>` alone (a bare number is seconds). */

@@ -1,11 +1,10 @@
 import { userInfo } from 'node:os';
 /** Shared by the verbs that talk to the daemon: --state, and calling it. */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { call, type CallOptions } from '../daemon/client.js';
 import { checkResult, type DaemonCommand } from '../daemon/command.js';
 import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../daemon/commands.js';
-import { defaultStateDir } from './common.js';
+import { STATE_HELP, stateDirFrom } from './common.js';
 import type { FleetDb } from '../fleet/db.js';
 import { parseBoardUrl } from '../fleet/names.js';
 
@@ -27,7 +26,7 @@ export interface StateFlag {
 
 export function addStateFlag(cmd: Command): Command {
   return cmd
-    .option('--state <dir>', 'state directory of the daemon (default: $NIGHTSHIFT_STATE or ./state)')
+    .option('--state <dir>', `the daemon's ${STATE_HELP}`)
     .option('--board <url>', 'a fleet board (postgres://…; default: $NIGHTSHIFT_BOARD): work through the database, no daemon socket needed');
 }
 
@@ -40,7 +39,7 @@ export function boardUrlOf(f: StateFlag): string | null {
 }
 
 export function stateDirOf(f: StateFlag): string {
-  return f.state ? resolve(f.state) : defaultStateDir();
+  return stateDirFrom(f.state);
 }
 
 const TABLE: ReadonlyMap<string, DaemonCommand> = new Map(COMMAND_LIST.map((c) => [c.name, c]));

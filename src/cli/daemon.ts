@@ -4,8 +4,8 @@ import { InputError } from '../util/errors.js';
 import { Option, type Command } from 'commander';
 import { Daemon } from '../daemon/daemon.js';
 import { currentLogFile } from '../daemon/log.js';
-import { defaultPolicyPath } from '../rules/bundle.js';
-import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, policyPathOf, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { surviveHangup } from './hangup.js';
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
@@ -43,7 +43,7 @@ export function registerDaemon(program: Command): void {
     .description('run the daemon: a task board, a job queue and paging for one state directory (foreground)')
     .option('--max-running <n>', 'jobs running at once', intArg('--max-running', 1, 256), 4)
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
-    .option('--policy <file>', 'default auto-answer policy for jobs that name none')
+    .option('--policy <file>', 'default auto-answer policy for jobs that name none (default: your policy.yaml in the state or config folder, else the rules directory\'s)')
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
     .option('--http <host:port>', 'serve the web view and the HTTP API there (off by default; loopback, or TLS, or --http-insecure)')
     .option('--tls-cert <file>', 'PEM certificate for --http (with --tls-key)')
@@ -70,12 +70,13 @@ export function registerDaemon(program: Command): void {
     }
     const fleet = fleetOf(flags);
     const signalStop = stopOnSignals(flags.onSignal, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
+    const hangup = surviveHangup((line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     if (flags.replace) await replaceRunningDaemon(stateDir, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     const daemon = await Daemon.start({
       stateDir,
       maxRunning: flags.maxRunning,
       rulesPath,
-      policyPath: flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath),
+      policyPath: policyPathOf(flags.policy, stateDir, rulesPath),
       config: watchdogConfig(flags),
       tickMs: flags.tick,
       http,
@@ -83,14 +84,23 @@ export function registerDaemon(program: Command): void {
       ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
       onProblem: (message) => process.stderr.write(`nightshift daemon: ${message}\n`),
     });
+    hangup.logTo(daemon.log);
     for (const w of daemon.startup.warnings) process.stderr.write(`nightshift daemon: warning: ${w}\n`);
-    process.stderr.write(
-      `nightshift daemon: pid ${process.pid}, state ${stateDir}, socket ${daemon.paths.socket}, log ${currentLogFile(daemon.paths.log)}, notifiers: ${daemon.startup.notifiers}${daemon.web ? `, web ${daemon.web.url}` : ''}${fleet ? `, fleet ${safeUrl(fleet.url)} as host ${fleet.host}${daemon.fleet?.up ? '' : ' (board unreachable: journaling locally)'}` : ''}\n`,
-    );
+    process.stderr.write(`${startLine(daemon, fleet)}\n`);
     signalStop.attach(daemon);
     await daemon.stoppedPromise;
     process.stderr.write('nightshift daemon: stopped\n');
     // The board is closed and the logs flushed; a child that ignored every signal must not keep this process alive.
     process.exit(0);
   });
+}
+
+/** What a person checks first: where it lives, what it read, what it took over, how it pages. */
+function startLine(d: Daemon, fleet: { url: string; host: string } | null): string {
+  const { stateDir, policyPath } = d.opts;
+  const config = d.config.file ? `config ${d.config.file}` : `no config.yaml (looked in ${d.config.looked.join(', ')})`;
+  const policy = policyPath ? `policy ${policyPath}` : 'no policy (nothing is auto-answered)';
+  const web = d.web ? `, web ${d.web.url}` : '';
+  const board = fleet ? `, fleet ${safeUrl(fleet.url)} as host ${fleet.host}${d.fleet?.up ? '' : ' (board unreachable: journaling locally)'}` : '';
+  return `nightshift daemon: pid ${process.pid}, state ${stateDir}, ${config}, ${policy}, adopted ${d.adopted} job(s), socket ${d.paths.socket}, log ${currentLogFile(d.paths.log)}, notifiers: ${d.startup.notifiers}${web}${board}`;
 }

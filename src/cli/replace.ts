@@ -5,6 +5,7 @@
  */
 import { daemonPaths } from '../daemon/paths.js';
 import { isAlive, lockOwner } from '../daemon/lock.js';
+import { startHandover } from '../daemon/handover.js';
 import { callDaemon } from './daemon-client.js';
 
 /** A detaching daemon flushes its pages (at most 1 s) and closes its board: 15 s is ample. */
@@ -14,6 +15,8 @@ export async function replaceRunningDaemon(stateDir: string, say: (line: string)
   const lock = daemonPaths(stateDir).lock;
   const owner = lockOwner(lock);
   if (owner === null || !isAlive(owner)) return;
+  // From here until this daemon serves its socket, callers wait for it rather than hear "no daemon".
+  startHandover(daemonPaths(stateDir).runDir, 'replace');
   const r = await callDaemon({ state: stateDir }, 'stop', { detach: true });
   say(`replacing the daemon pid ${owner}: it detached from ${r.running} job(s)`);
   const deadline = Date.now() + TAKEOVER_MS;

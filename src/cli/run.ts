@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
-import { defaultPolicyPath } from '../rules/bundle.js';
 import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
 import { exitStatus, wireReason } from '../core/outcome.js';
@@ -13,7 +12,7 @@ import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { warmPtyThread } from '../pty/pty-thread.js';
-import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 
 interface RunFlags extends WatchdogFlags {
@@ -47,11 +46,11 @@ export function registerRun(program: Command): void {
     .option('--name <name>', 'a name for the job (used in its id)')
     .option('--cwd <dir>', 'working directory of the job (default: here)')
     .option('--env <NAME=value>', 'set an environment variable for the job (repeatable)', envPair, [])
-    .option('--state <dir>', 'state directory (default: $NIGHTSHIFT_STATE or ./state)')
+    .option('--state <dir>', STATE_HELP)
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
     .option('--profile <name>', 'probe profile from rules/probes.yaml (default: default)')
-    .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory; it answers nothing until filled in)')
+    .option('--policy <file>', 'auto-answer policy (default: your policy.yaml in the state or config folder, else the rules directory\'s, which answers nothing until filled in)')
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
@@ -66,7 +65,7 @@ export function registerRun(program: Command): void {
 
 async function run(argv: string[], flags: RunFlags): Promise<number> {
   const rulesPath = resolve(flags.rules ?? defaultRulesPath());
-  const policyPath = flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath);
+  const policyPath = policyPathOf(flags.policy, stateDirFrom(flags.state), rulesPath);
   const problem = (message: string) =>
     process.stderr.write(flags.json ? `${JSON.stringify({ type: 'problem', message })}\n` : `nightshift: ${message}\n`);
   const bundle = await LiveBundle.open(rulesPath, policyPath, {
@@ -87,7 +86,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
   const cols = flags.cols ?? process.stdout.columns ?? 120;
   const rows = flags.rows ?? process.stdout.rows ?? 40;
   const spec = { command, args, cwd: resolve(flags.cwd ?? '.'), env, cols, rows, ...(flags.name ? { name: flags.name } : {}) };
-  const stateDir = flags.state ? resolve(flags.state) : defaultStateDir();
+  const stateDir = stateDirFrom(flags.state);
   const paths = createJobDir(stateDir, jobId(flags.name, command, new Date()));
   const report = reporter(flags.json === true, paths.id, paths.dir);
   const job = await LiveJob.start(spec, {

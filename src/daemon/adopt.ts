@@ -69,10 +69,13 @@ export async function recoverJobs(d: RecoveryHost): Promise<number> {
     d.log.warn({ job: id }, 'the PTY host runs a job the board does not have running; killed');
     await d.host.kill(id).catch((e: unknown) => d.log.error({ job: id, err: e }, 'could not kill a stray job'));
   }
-  for (const rec of plan.adopt) d.adopt(rec);
+  for (const rec of plan.adopt) {
+    d.log.info({ job: rec.id, name: rec.name, state: rec.state }, 'adopted a job from the PTY host');
+    d.adopt(rec);
+  }
   for (const r of endOrphans(d.board, d.pager, plan, Date.now())) {
     d.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');
   }
-  if (plan.adopt.length) d.log.info({ jobs: plan.adopt.map((j) => j.name) }, 'adopted jobs from the PTY host');
+  d.log.info({ adopted: plan.adopt.length, ended: plan.gone.length }, `adopted ${plan.adopt.length} job(s)`);
   return plan.adopt.length;
 }

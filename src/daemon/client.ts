@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
 import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from './protocol.js';
+import { HANDOVER_MS, liveHandover, type Handover } from './handover.js';
 import { daemonPaths } from './paths.js';
 
 export class DaemonError extends Error {
@@ -43,16 +44,64 @@ function permissionDenied(stateDir: string, runDir: string): InputError {
 }
 
 /** Why the socket cannot be reached, or nothing when it is there to connect to. */
-function unreachable(stateDir: string, path: string, runDir: string): InputError | undefined {
+function unreachable(stateDir: string, path: string, runDir: string): Error | undefined {
   try {
     statSync(path);
     return undefined;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EACCES' ? permissionDenied(stateDir, runDir) : noDaemon(stateDir);
+    return (e as NodeJS.ErrnoException).code === 'EACCES' ? permissionDenied(stateDir, runDir) : new Unanswered(noDaemon(stateDir), false);
   }
 }
 
+/**
+ * No daemon answered: none listens, or the connection closed before the
+ * request was read (a daemon closing its socket ends only idle
+ * connections). During a handover the call waits for the next daemon.
+ */
+class Unanswered extends Error {
+  constructor(
+    readonly error: Error,
+    readonly connected: boolean,
+  ) {
+    super(error.message, { cause: error });
+  }
+}
+
+/**
+ * One request to the daemon of `stateDir`. While a handover is under way
+ * (handover.ts) a call that finds no daemon waits for the next one, up to
+ * HANDOVER_MS, instead of failing: an upgrade is no gap for a script.
+ */
 export async function call(stateDir: string, cmd: string, args: Record<string, unknown> = {}, o: CallOptions = {}): Promise<unknown> {
+  const { runDir } = daemonPaths(stateDir);
+  let lastChance = true;
+  for (;;) {
+    try {
+      return await callOnce(stateDir, cmd, args, o);
+    } catch (e) {
+      if (!(e instanceof Unanswered)) throw e;
+      const handover = liveHandover(runDir);
+      if (handover) {
+        await waitForSuccessor(stateDir, handover);
+        continue;
+      }
+      // The next daemon serves its socket before it clears the marker: no marker now means look once more.
+      if (e.connected || !lastChance) throw e.error;
+      lastChance = false;
+    }
+  }
+}
+
+const POLL_MS = 50;
+
+async function waitForSuccessor(stateDir: string, h: Handover): Promise<void> {
+  if (Date.now() + POLL_MS > h.until) {
+    throw new InputError(`the daemon for ${stateDir} is being handed over (${h.by}, pid ${h.pid}) and no new daemon answered within ${HANDOVER_MS / 1000} s; see ${daemonPaths(stateDir).log}`);
+  }
+  await new Promise((r) => setTimeout(r, POLL_MS));
+}
+
+async function callOnce(stateDir: string, cmd: string, args: Record<string, unknown>, o: CallOptions): Promise<unknown> {
   const { socket: path, runDir } = daemonPaths(stateDir);
   const why = unreachable(stateDir, path, runDir);
   if (why) throw why;
@@ -61,6 +110,7 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
   return new Promise((resolve, reject) => {
     const decoder = new LineDecoder();
     let settled = false;
+    let heard = false;
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -68,6 +118,7 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
       fn();
     };
     socket.on('data', (chunk: Buffer) => {
+      heard = true;
       for (const line of decoder.push(chunk)) {
         let m: Message;
         try {
@@ -78,7 +129,10 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
         handle(m);
       }
     });
-    socket.on('close', () => finish(() => reject(new DaemonError('the daemon closed the connection', 'internal'))));
+    socket.on('close', () => {
+      const closed = new DaemonError('the daemon closed the connection', 'internal');
+      finish(() => reject(heard ? closed : new Unanswered(closed, true)));
+    });
     const handle = (m: Message) => {
       if (m.v !== PROTOCOL_VERSION) {
         return finish(() =>
@@ -108,7 +162,7 @@ function open(path: string, stateDir: string, runDir: string): Promise<Socket> {
     s.once('error', (e: NodeJS.ErrnoException) => {
       // A socket file with nobody listening: the daemon died without cleaning up.
       if (e.code === 'EACCES') reject(permissionDenied(stateDir, runDir));
-      else reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? noDaemon(stateDir) : e);
+      else reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? new Unanswered(noDaemon(stateDir), false) : e);
     });
   });
 }

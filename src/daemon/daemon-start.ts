@@ -14,7 +14,7 @@ import { loadNotifyConfig, type NotifyConfig } from '../notify/config.js';
 import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
 import type { Logger } from '../supervisor/logger.js';
-import { findConfig } from '../util/home.js';
+import { findConfig, type Found } from '../util/home.js';
 import { WebAuth } from '../web/auth-store.js';
 import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
@@ -44,8 +44,8 @@ export interface FleetPlace {
 
 export interface DaemonParts {
   readonly bundles: DaemonBundles;
-  /** The config.yaml read (util/home.ts findConfig), or null: nobody is paged. */
-  readonly configFile: string | null;
+  /** The config.yaml read (src/util/home.ts), or none and where it was looked for. */
+  readonly config: Found;
   readonly notify: NotifyConfig;
   readonly startup: StartupReport;
   readonly store: WriteBehind;
@@ -69,14 +69,14 @@ export async function openParts(opts: DaemonOptions, paths: DaemonPaths, opening
   const bundles = (opening.bundles = watchedBundles(opts, () => log));
   // Bad rules refuse the start (FILE:LINE, exit 2) before anything else is touched.
   await bundles.for();
-  const configFile = findConfig(opts.stateDir).file;
-  const notify: NotifyConfig = configFile ? await loadNotifyConfig(configFile) : loadNotifyConfig.empty();
+  const config = findConfig(opts.stateDir);
+  const notify: NotifyConfig = config.file ? await loadNotifyConfig(config.file) : loadNotifyConfig.empty();
   const startup = await startupReport(notify, process.env);
   const store = (opening.store = WriteBehind.open(opts.stateDir, (f) => opening.daemon?.boardNotWritten(f)));
   const board = new Board(store.db);
   log = daemonLogger(paths.log, jobRedactors(board));
   const fleet = opts.fleet ? { db: FleetDb.open(opts.fleet.url, { application: `nightshift-daemon ${opts.fleet.host}` }), host: opts.fleet.host } : null;
-  return { bundles, configFile, notify, startup, store, board, log, fleet, ...served(opts, paths, { store, notify, log, fleet }, opening) };
+  return { bundles, config, notify, startup, store, board, log, fleet, ...served(opts, paths, { store, notify, log, fleet }, opening) };
 }
 
 function watchedBundles(opts: DaemonOptions, log: () => Logger | undefined): DaemonBundles {

@@ -34,8 +34,10 @@ import type { WebAuth } from '../web/auth-store.js';
 import type { Commands } from './command.js';
 import type { FleetLink } from '../fleet/link.js';
 import { within } from '../util/within.js';
+import type { Found } from '../util/home.js';
 import { DaemonStop, type StopMode } from './daemon-stop.js';
 import { Scheduler, type SlotUse } from './scheduler.js';
+import { endHandover, liveHandover, startHandover } from './handover.js';
 import { fleetLink, openParts, withStartupWarnings, type DaemonParts, type FleetPlace, type Opening } from './daemon-start.js';
 
 export interface DaemonOptions {
@@ -83,10 +85,10 @@ export class Daemon {
   fleet: FleetLink | null = null;
   /** When this daemon started, ms (status's uptime). */
   readonly startedAt = Date.now();
-  /** How many of the previous daemon's jobs this one took over at its start. */
+  /** The config.yaml read at start, or none and where it was looked for (the start line names it). */
+  config: Found = { file: null, looked: [] };
+  /** How many of the previous daemon's jobs this one took over at start. */
   adopted = 0;
-  /** The config.yaml it read, or null when none was found (daemon-start.ts). */
-  configFile: string | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -140,15 +142,17 @@ export class Daemon {
   private async begin(p: DaemonParts): Promise<void> {
     // public_url is how a phone reaches the view; it wins over the --http address for every link.
     this.webBaseUrl = p.notify.links?.publicUrl ?? null;
-    this.configFile = p.configFile;
+    this.config = p.config;
     this.adopted = await this.recover();
     if (this.opts.http) await this.startWeb(this.opts.http, p.notify, p.webCommands, p.onError);
     await this.server.listen(this.paths.socket);
+    endHandover(this.paths.runDir);
     if (p.fleet) await this.joinFleet(p.fleet);
     this.startup = withStartupWarnings(p.startup, p.notify, this.opts);
     this.loop();
     for (const warning of this.startup.warnings) this.log.warn({ warning }, 'start-up warning');
-    this.log.info({ stateDir: this.opts.stateDir, maxRunning: this.opts.maxRunning, notifiers: this.startup.notifiers }, 'daemon started');
+    const { stateDir, maxRunning, policyPath } = this.opts;
+    this.log.info({ stateDir, maxRunning, notifiers: this.startup.notifiers, config: this.config.file, looked: this.config.looked, policy: policyPath, adopted: this.adopted }, 'daemon started');
   }
 
   /** The previous daemon's jobs (adopt.ts): those the PTY host still holds are adopted. */
@@ -249,6 +253,8 @@ export class Daemon {
 
   /** drain, now or detach (daemon-stop.ts); resolves once the daemon has stopped. */
   stop(mode: StopMode): Promise<void> {
+    // Detached jobs wait for a next daemon (--replace, or a service manager's restart): callers wait for it too.
+    if (mode === 'detach' && !liveHandover(this.paths.runDir)) startHandover(this.paths.runDir, 'detach');
     return this.stopper.stop(mode);
   }
 

@@ -8,10 +8,12 @@ const base: PageBase = { job: 'j1', name: 'fixer', state: 'blocked', rule: null,
 const action = (o: Partial<Action>): Action => ({
   t: 0, kind: 'escalate', rule: null, class: null, prompt: null, text: '', reason: 'prompt', since: 0, screen: [], layer: 'x', why: 'y', ...o,
 });
-const saved = process.env.NIGHTSHIFT_STATE;
+const saved = { NIGHTSHIFT_STATE: process.env.NIGHTSHIFT_STATE, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
 afterEach(() => {
-  if (saved === undefined) delete process.env.NIGHTSHIFT_STATE;
-  else process.env.NIGHTSHIFT_STATE = saved;
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
 });
 
 describe('job pages (issue 10.2)', () => {
@@ -32,6 +34,13 @@ describe('job pages (issue 10.2)', () => {
     process.env.NIGHTSHIFT_STATE = '/srv/ns';
     expect(cliCommand('/srv/ns', 'show', 'fixer')).toBe('nightshift show fixer');
     expect(cliCommand('/srv/other', 'show', 'fixer')).toBe('nightshift show --state /srv/other fixer');
+  });
+
+  it('no --state for the per-user home a bare command finds', () => {
+    delete process.env.NIGHTSHIFT_STATE;
+    process.env.XDG_STATE_HOME = '/srv/xdg';
+    expect(cliCommand('/srv/xdg/nightshift', 'show', 'fixer')).toBe('nightshift show fixer');
+    expect(cliCommand('/srv/ns', 'show', 'fixer')).toBe('nightshift show --state /srv/ns fixer');
   });
 
   it('a permission dialog\'s page names the command it asks to run', () => {

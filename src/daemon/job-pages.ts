@@ -1,10 +1,10 @@
 /**
  * What a job's escalation page says and which commands it offers: commands
  * a person can paste as they are (`--state DIR` included unless the
- * person's NIGHTSHIFT_STATE names the same folder), the command inside a
+ * folder is the one a bare command finds: NIGHTSHIFT_STATE, or the per-user home), the command inside a
  * permission dialog, a probe's verdict and the three ways on from it.
  */
-import { resolve } from 'node:path';
+import { defaultStateDir } from '../util/home.js';
 import type { PromptRule } from '../core/prompt-match.js';
 import { PROBE_BLOCK } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
@@ -21,8 +21,7 @@ const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/
 
 /** `nightshift VERB [--state DIR] ARGS…`, quoted for a POSIX shell. */
 export function cliCommand(stateDir: string, verb: string, ...args: string[]): string {
-  const env = process.env.NIGHTSHIFT_STATE;
-  const state = env !== undefined && resolve(env) === stateDir ? [] : ['--state', stateDir];
+  const state = defaultStateDir() === stateDir ? [] : ['--state', stateDir];
   return ['nightshift', verb, ...state, ...args].map(quote).join(' ');
 }
 

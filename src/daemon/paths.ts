@@ -13,7 +13,6 @@ export interface DaemonPaths {
   readonly socket: string;
   readonly lock: string;
   readonly log: string;
-  readonly config: string;
   /** Every web action, one JSON line each (src/web/audit.ts). */
   readonly webAudit: string;
 }
@@ -27,7 +26,6 @@ export function daemonPaths(stateDir: string): DaemonPaths {
     lock: join(runDir, 'daemon.lock'),
     // pino-roll numbers the files: daemon.1.log, daemon.2.log, … (highest is current).
     log: join(stateDir, 'daemon.log'),
-    config: join(stateDir, 'config.yaml'),
     webAudit: join(stateDir, 'web-audit.jsonl'),
   };
 }

@@ -8,6 +8,7 @@
 import { chmodSync, renameSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
+import { within } from '../util/within.js';
 import type { CallContext, Commands } from './command.js';
 import { encode, LineDecoder, MAX_LINE_BYTES, parseIncoming, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from './protocol.js';
 
@@ -18,6 +19,8 @@ export const MAX_CONNECTIONS = 64;
 
 /** How long a refused client gets to read its error before the socket is destroyed. */
 const LINGER_MS = 1_000;
+/** At close, how long requests being answered, then their replies' delivery, are waited for. */
+const CLOSE_MS = 2_000;
 
 /** Per connection: streams open on it (by request id) and what to run when it closes. */
 interface Conn {
@@ -30,6 +33,9 @@ export class ControlServer {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private path: string | undefined;
+  private closing = false;
+  /** Requests being answered; a stream (attach, follow) leaves this set once it streams, as it has no end to wait for. */
+  private readonly answering = new Set<Promise<void>>();
 
   constructor(
     private readonly commands: Commands,
@@ -52,9 +58,20 @@ export class ControlServer {
     this.path = path;
   }
 
+  /**
+   * Requests already read are answered (bounded), and no new one is read:
+   * a caller whose connection closes unanswered knows its request never ran,
+   * and may try the next daemon (client.ts).
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    const closed = new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await within(CLOSE_MS, Promise.all(this.answering));
+    const gone = [...this.sockets].map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve()))));
+    for (const s of this.sockets) s.end();
+    await within(CLOSE_MS, Promise.all(gone));
     for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closed;
     // Node unlinks the name it bound (the temporary one), not the renamed socket.
     if (this.path) rmSync(this.path, { force: true });
   }
@@ -79,21 +96,39 @@ export class ControlServer {
   }
 
   private route(conn: Conn, line: string): void {
+    if (this.closing) return;
     const parsed = parseIncoming(line);
     if (!parsed.ok) return reply(conn.socket, parsed.id, parsed.error);
     const m = parsed.message;
-    if (!('input' in m)) return void this.call(conn, m);
+    if (!('input' in m)) return this.call(conn, m);
     const into = conn.inputs.get(m.id);
     // Input needs no reply while its stream is open; input to no stream is a mistake worth saying.
     if (!into) return reply(conn.socket, m.id, { message: `no open stream with id ${m.id} to send input to`, kind: 'input' });
     into(m.input);
   }
 
-  private async call(conn: Conn, req: Request): Promise<void> {
+  private call(conn: Conn, req: Request): void {
+    let streams = false;
+    let answer: Promise<void> | undefined;
+    answer = this.answer(conn, req, () => {
+      streams = true;
+      if (answer) this.answering.delete(answer);
+    });
+    if (!streams) this.answering.add(answer);
+    void answer.finally(() => this.answering.delete(answer!));
+  }
+
+  private async answer(conn: Conn, req: Request, streaming: () => void): Promise<void> {
     const { socket } = conn;
     const ctx: CallContext = {
-      stream: (data) => write(socket, { v: PROTOCOL_VERSION, id: req.id, data }),
-      onInput: (cb) => conn.inputs.set(req.id, cb),
+      stream: (data) => {
+        streaming();
+        write(socket, { v: PROTOCOL_VERSION, id: req.id, data });
+      },
+      onInput: (cb) => {
+        streaming();
+        conn.inputs.set(req.id, cb);
+      },
       onClose: (cb) => conn.closers.add(cb),
       get closed() {
         return socket.destroyed;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
-import { configPath, loadNotifyConfig, PAGE_SEND_KINDS, parseNotifyConfig } from './config.js';
+import { loadNotifyConfig, PAGE_SEND_KINDS, parseNotifyConfig } from './config.js';
 
 const FILE = '/etc/nightshift/config.yaml';
 
@@ -158,13 +158,13 @@ describe('loadNotifyConfig', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('treats a missing default file as no paging, but a missing named file as an error', async () => {
-    expect((await loadNotifyConfig(configPath(dir))).notifiers).toEqual([]);
+    expect((await loadNotifyConfig(join(dir, 'config.yaml'))).notifiers).toEqual([]);
     await expect(loadNotifyConfig(join(dir, 'nope.yaml'), { mustExist: true })).rejects.toThrow(/cannot read config/);
   });
 
   it('reads the file', async () => {
-    writeFileSync(configPath(dir), 'notify:\n  notifiers:\n    - { kind: command, argv: [notify-send, hi] }\n');
-    expect((await loadNotifyConfig(configPath(dir))).notifiers).toEqual([{ kind: 'command', name: 'command', argv: ['notify-send', 'hi'] }]);
+    writeFileSync(join(dir, 'config.yaml'), 'notify:\n  notifiers:\n    - { kind: command, argv: [notify-send, hi] }\n');
+    expect((await loadNotifyConfig(join(dir, 'config.yaml'))).notifiers).toEqual([{ kind: 'command', name: 'command', argv: ['notify-send', 'hi'] }]);
   });
 });
 

@@ -14,7 +14,6 @@ import { InputError } from '../util/errors.js';
 import { PAGE_KINDS, redact, type PageKind } from './page.js';
 import { isRef, parseRef, refProblem, type ValueRef } from './secret-ref.js';
 
-export const CONFIG_FILE = 'config.yaml';
 export const DEFAULT_REPAGE_MS = 30 * 60_000;
 
 export interface QuietHours {
@@ -75,10 +74,6 @@ export const DEFAULT_PAGE_PERSON = 'on-call';
 
 export function emptyNotifyConfig(): NotifyConfig {
   return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null };
-}
-
-export function configPath(stateDir: string): string {
-  return join(stateDir, CONFIG_FILE);
 }
 
 const REF_HINT = 'write env:NAME or file:PATH and keep the secret there';

@@ -7,11 +7,11 @@
  * daemon still starts and pages with what works.
  * Needs a build first (npx tsc -p tsconfig.json).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { expectInputError, FAST, testScopes } from '../helpers/daemon.js';
+import { daemonLog, expectInputError, FAST, testScopes } from '../helpers/daemon.js';
 
 const scope = testScopes();
 const SOON = 15_000;
@@ -19,14 +19,6 @@ const SOON = 15_000;
 /** Starts a daemon that is expected to refuse its config. */
 const refusedStart = (state: string) => runCli(['daemon', '--state', state, ...FAST], { ms: 15_000, env: { NIGHTSHIFT_STATE: undefined } });
 
-/** The daemon's log lines (all daemon.N.log files), parsed. */
-function daemonLog(state: string): Array<Record<string, unknown>> {
-  return readdirSync(state)
-    .filter((f) => /^daemon\.\d+\.log$/.test(f))
-    .flatMap((f) => readFileSync(join(state, f), 'utf8').split('\n'))
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 describe('daemon: config.yaml is checked whole', () => {
   it.for<[string, string[], number, RegExp]>([

@@ -1,5 +1,5 @@
 /** What a daemon left on disk, read without it: the board file, the PTY host's lock, a job's log. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { toJobRecord, toTransitionRecord, type JobRow, type TransitionRow } from '../../src/board/rows.js';
@@ -40,4 +40,13 @@ export function jobPid(job: JobRecord): number {
 /** The board without fields that move on their own while nothing happens (last_activity). */
 export function stable(jobs: JobRecord[]): unknown[] {
   return jobs.map(({ last_activity: _la, ...rest }) => rest);
+}
+
+/** The daemon's log lines (all daemon.N.log files), parsed. */
+export function daemonLog(state: string): Array<Record<string, unknown>> {
+  return readdirSync(state)
+    .filter((f) => /^daemon\.\d+\.log$/.test(f))
+    .flatMap((f) => readFileSync(join(state, f), 'utf8').split('\n'))
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -39,6 +39,7 @@ export async function cleanup(): Promise<void> {
   const running = [...live].filter((c) => c.exitCode === null && c.signalCode === null);
   live.clear();
   await Promise.all(running.map((c) => stopGently(c, 8_000)));
+  home = undefined;
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
 }
 
@@ -57,8 +58,19 @@ function stopGently(child: ChildProcess, ms: number): Promise<void> {
   });
 }
 
+/**
+ * The per-user home a test's processes see unless the test names one: a
+ * private folder, so no test reads a developer's config.yaml or policy.yaml
+ * or writes into their ~/.local/state.
+ */
+let home: string | undefined;
+function testHome(): string {
+  home ??= tempDir('ns-home-');
+  return home;
+}
+
 function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: join(testHome(), 'state'), XDG_CONFIG_HOME: join(testHome(), 'config'), ...extra };
   // Tests decide the rules and state themselves; a developer's settings must not leak in.
   if (!('NIGHTSHIFT_RULES' in extra)) delete env.NIGHTSHIFT_RULES;
   for (const [k, v] of Object.entries(extra)) if (v === undefined) delete env[k];

@@ -10,7 +10,7 @@ export function statusOf(d: Daemon, resetLoop: boolean) {
     version: packageVersion(),
     started: new Date(d.startedAt).toISOString(),
     state_dir: d.opts.stateDir,
-    config_file: d.configFile,
+    config_file: d.config.file,
     policy_file: d.opts.policyPath,
     rules: d.opts.rulesPath,
     notifiers: d.pager.notifyConfig.notifiers.map((n) => ({ name: n.name, kind: n.kind })),
