@@ -17,9 +17,13 @@ import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { CastText } from '../record/cast-text.js';
 import { InputError, NotFoundError } from '../util/errors.js';
 
-/** How often a follower looks at the board, and how long output must rest before the lines above the cursor show. */
-const POLL_MS = 250;
-const QUIET_MS = 1_000;
+/**
+ * How often a follower looks at the board, and how long output must rest
+ * before the lines above the cursor show: longer than a spinner's frame
+ * (about 100 ms), so a block redrawn from above shows once, not per frame.
+ */
+const POLL_MS = 150;
+const QUIET_MS = 300;
 /** A `run` job's folder: `<stamp>-<slug>-<4 hex>` (supervisor/job-dir.ts jobId). */
 const RUN_DIR = /^\d{8}-\d{6}-(.+)-[0-9a-f]{4}$/;
 
