@@ -78,7 +78,8 @@ async function findJob(stateDir: string, ref: string, wait: boolean): Promise<Ou
   return {
     recording: now.paths.recording,
     redact: redactorFor(now.env),
-    ended: () => board.get(rec.id)?.state === 'done',
+    // Gone from the board (pruned) is ended too.
+    ended: () => (board.get(rec.id)?.state ?? 'done') === 'done',
     close: () => board.close(),
   };
 }

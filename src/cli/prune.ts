@@ -5,6 +5,7 @@ import { Board, boardPath } from '../board/board.js';
 import { DaemonLock } from '../daemon/lock.js';
 import { daemonPaths, ensureRunDir } from '../daemon/paths.js';
 import { pruneJobs, type PruneResult } from '../daemon/prune.js';
+import { Outbox } from '../notify/outbox.js';
 import { InputError } from '../util/errors.js';
 import { formatSize } from '../util/size.js';
 import { durationArg } from './common.js';
@@ -53,7 +54,9 @@ async function prune(stateDir: string, olderThanMs: number, dryRun: boolean): Pr
   try {
     const board = Board.open(stateDir);
     try {
-      return await pruneJobs(board, stateDir, { olderThanMs, now: Date.now(), dryRun });
+      const outbox = new Outbox(board.db);
+      const now = Date.now();
+      return await pruneJobs(board, stateDir, { olderThanMs, now, dryRun, closePages: (id) => outbox.close(id, 'resolved', now) });
     } finally {
       board.close();
     }

@@ -202,7 +202,13 @@ export const COMMANDS = [
     result: R.prunedSchema,
     args: z.strictObject({ older_than_ms: z.number().int().min(0), dry_run: z.boolean().optional() }),
     handler: (d, a) =>
-      pruneJobs(d.board, d.opts.stateDir, { olderThanMs: a.older_than_ms, now: Date.now(), dryRun: a.dry_run === true, busy: (id) => d.live(id) !== undefined }),
+      pruneJobs(d.board, d.opts.stateDir, {
+        olderThanMs: a.older_than_ms,
+        now: Date.now(),
+        dryRun: a.dry_run === true,
+        busy: (id) => d.live(id) !== undefined,
+        closePages: (id) => d.pager.resolve(id),
+      }),
   }),
   defineCommand({
     name: 'stop',

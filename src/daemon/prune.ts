@@ -32,6 +32,8 @@ export interface PruneRequest {
   dryRun: boolean;
   /** A job the caller still holds (done on the board, its files still being finished) stays. */
   busy?: (id: string) => boolean;
+  /** A removed job's open pages close: nothing re-pages about a job that is gone. */
+  closePages(id: string): void;
 }
 
 export async function pruneJobs(board: Board, stateDir: string, r: PruneRequest): Promise<PruneResult> {
@@ -40,7 +42,10 @@ export async function pruneJobs(board: Board, stateDir: string, r: PruneRequest)
   const listed = await Promise.all(old.map((rec) => describe(rec, stateDir)));
   // Off the board first: a folder removed under a row that stayed would leave a job with no story.
   const gone = r.dryRun ? listed : keep(listed, board.remove(listed.map((j) => j.id)));
-  if (!r.dryRun) await Promise.all(gone.map((j) => j.dir && rm(j.dir, { recursive: true, force: true })));
+  if (!r.dryRun) {
+    for (const j of gone) r.closePages(j.id);
+    await Promise.all(gone.map((j) => j.dir && rm(j.dir, { recursive: true, force: true })));
+  }
   return { dry_run: r.dryRun, before, jobs: gone, bytes: gone.reduce((n, j) => n + j.bytes, 0) };
 }
 

@@ -5,6 +5,8 @@
  * Needs a build first (npx tsc -p tsconfig.json).
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import { readBoardFile, testScopes, waitUntil } from '../helpers/daemon.js';
@@ -21,6 +23,15 @@ const FAILING = [
   'for i in 1 2 3 4 5 6; do echo "out $i"; done; printf "\\e[32mfetch\\e[0m 10%%\\rfetch 50%%\\rfetch 100%%\\n"; echo "key $API_KEY"; echo boom >&2; exit 3',
 ];
 const OUTPUT = ['out 1', 'out 2', 'out 3', 'out 4', 'out 5', 'out 6', 'fetch 100%', 'key [redacted]', 'boom'];
+
+function pageStatuses(state: string, job: string): string[] {
+  const db = new Sqlite(join(state, 'board.sqlite'), { readonly: true });
+  try {
+    return db.prepare<[string], { status: string }>('SELECT status FROM notify_outbox WHERE job = ?').all(job).map((r) => r.status);
+  } finally {
+    db.close();
+  }
+}
 
 const lines = (s: string) => s.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
 
@@ -88,9 +99,10 @@ describe('logs: the job\'s output', () => {
 });
 
 describe('prune: old finished jobs leave the board and their folders', () => {
-  it('--dry-run lists without removing; prune removes done jobs\' rows and folders, never a running one; with no daemon, on the file', async (ctx) => {
+  it('--dry-run lists without removing; prune removes done jobs\' rows and folders and closes their pages, never a running one; with no daemon, on the file', async (ctx) => {
     const h = scope(ctx);
-    const d = await h.daemon(h.stateDir());
+    const srv = await h.server();
+    const d = await h.daemon(h.stateDir(webhookConfig(srv.url('/hook'))));
     const bare = await d.ns('prune', ['--older-than', '14']);
     expect(bare.code).toBe(2);
     expect(bare.stderrLines).toEqual([expect.stringMatching(/--older-than.*'14'.*give a unit, e\.g\. 14d/)]);
@@ -101,6 +113,7 @@ describe('prune: old finished jobs leave the board and their folders', () => {
     const ok = await d.waitState('ok', 'done', 'exit', SOON);
     const bad = await d.waitState('bad', 'done', 'exit', SOON);
     const keep = await d.waitState('keep', 'running', undefined, SOON);
+    await srv.waitHits('/hook', 1, SOON);
     const dirs = [ok.paths!.dir, bad.paths!.dir];
 
     type Pruned = { dry_run: boolean; jobs: { name: string; bytes: number; dir: string }[]; bytes: number };
@@ -125,6 +138,8 @@ describe('prune: old finished jobs leave the board and their folders', () => {
     expect((await d.jobs()).map((j) => j.name)).toEqual(['keep']);
     expect(existsSync(keep.paths!.dir)).toBe(true);
     expect((await d.ns('logs', ['ok'])).code).toBe(2);
+    // The failure's page is closed with its job: nothing re-pages about a job that is gone.
+    expect(pageStatuses(d.state, bad.id)).toEqual(['resolved']);
 
     // No daemon: the board file itself, under the daemon's lock.
     await d.ns('cancel', ['keep']);
