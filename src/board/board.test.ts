@@ -282,3 +282,45 @@ describe('Board across restarts', () => {
     expect(() => Board.open(dir)).toThrow(`schema version 99, newer than this nightshift understands (${BOARD_SCHEMA_VERSION})`);
   });
 });
+
+describe('Board: pruning done jobs', () => {
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+  it('doneBefore lists done jobs that ended before the time, but not one a job still to run waits for', () => {
+    const board = openBoard();
+    for (const name of ['a', 'b', 'late', 'live']) board.submit(spec(name), T0);
+    board.submit(spec('waits', { after: ['b'] }), T0);
+    for (const name of ['a', 'b', 'late', 'live']) board.transition(name, 'running', { code: 'started' }, T0);
+    board.transition('a', 'done', { code: 'exit', exit_code: 0 }, T0 + 1_000);
+    board.transition('b', 'done', { code: 'exit', exit_code: 0 }, T0 + 1_000);
+    board.transition('late', 'done', { code: 'exit', exit_code: 1 }, T0 + 5_000);
+    expect(board.doneBefore(at(2_000)).map((j) => j.name)).toEqual(['a']);
+    expect(board.doneBefore(at(6_000)).map((j) => j.name)).toEqual(['a', 'late']);
+  });
+
+  it('remove takes done jobs and their transitions off the board, and leaves any other job', () => {
+    const dir = tempDir();
+    const board = openBoard(dir);
+    board.submit(spec('old'), T0);
+    board.submit(spec('run'), T0);
+    board.transition('old', 'running', { code: 'started' }, T0);
+    board.transition('old', 'done', { code: 'exit', exit_code: 0 }, T0 + 1);
+    board.transition('run', 'running', { code: 'started' }, T0);
+    const oldId = board.require('old').id;
+    expect(board.remove([oldId, board.require('run').id, 'nosuch'])).toEqual([oldId]);
+    expect(board.list().map((j) => j.name)).toEqual(['run']);
+    const db = new Sqlite(boardPath(dir), { readonly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM transitions WHERE job = ?').get(oldId)).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('openReadOnly reads the board beside its writer, and is null where there is none', () => {
+    const dir = tempDir();
+    openBoard(dir).submit(spec('x'), T0);
+    const ro = Board.openReadOnly(dir)!;
+    expect(ro.get('x')?.state).toBe('queued');
+    expect(() => ro.submit(spec('y'), T0)).toThrow(/readonly/);
+    ro.close();
+    expect(Board.openReadOnly(tempDir())).toBeNull();
+  });
+});

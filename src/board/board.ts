@@ -11,7 +11,7 @@
  * reads the clock, so tests are exact.
  */
 import { InputError, NotFoundError } from '../util/errors.js';
-import { openDatabase, type Database } from './db.js';
+import { openDatabase, openDatabaseReadOnly, type Database } from './db.js';
 import { isSuccess } from '../core/outcome.js';
 import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
 import { json, newJobParams, toJobRecord, toTransitionRecord, type JobRow } from './rows.js';
@@ -39,6 +39,18 @@ export class Board {
 
   static open(stateDir: string): Board {
     return new Board(openDatabase(stateDir));
+  }
+
+  /** The board as a CLI reads it beside the daemon (or with none): read-only; null when there is no board yet. */
+  static openReadOnly(stateDir: string): Board | null {
+    const db = openDatabaseReadOnly(stateDir);
+    if (!db) return null;
+    try {
+      return new Board(db);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
   }
 
   close(): void {
@@ -130,6 +142,28 @@ export class Board {
     }).immediate();
   }
 
+  /**
+   * Done jobs that ended before `before` (ISO), oldest first, leaving out
+   * any a job still to finish waits for: without it, that job could never run.
+   */
+  doneBefore(before: string): JobRecord[] {
+    return this.db.transaction(() => {
+      const waitedFor = new Set([...this.s.inState.all('queued'), ...this.s.inState.all('running'), ...this.s.inState.all('blocked')].flatMap((r) => JSON.parse(r.after_ids) as string[]));
+      return this.s.doneBefore.all(before).filter((r) => !waitedFor.has(r.id)).map(toJobRecord);
+    })();
+  }
+
+  /** Takes done jobs off the board with their transitions, in one transaction; an id that is not a done job is left. Returns the ids removed. */
+  remove(ids: readonly string[]): string[] {
+    return this.db.transaction(() =>
+      ids.filter((id) => {
+        if (this.s.byId.get(id)?.state !== 'done') return false;
+        this.s.deleteTransitions.run(id);
+        return this.s.deleteDone.run(id).changes > 0;
+      }),
+    ).immediate();
+  }
+
   /** A job's moves, oldest first, starting with its submission. */
   transitions(idOrName: string): TransitionRecord[] {
     return this.db.transaction(() => this.s.transitionsOf.all(this.requireRow(idOrName).id).map(toTransitionRecord))();
@@ -217,7 +251,7 @@ export class Board {
 
 /** Success as src/core/outcome.ts defines it (exit 0, or an agent's turn that ended clean). */
 function dependencyOutcome(dep: JobRow | undefined): DependencyOutcome {
-  // Jobs are never deleted, so a missing one means a damaged board: it can never succeed.
+  // Jobs are removed only once nothing waits for them (doneBefore), so a missing one means a damaged board: it can never succeed.
   if (!dep) return 'failed';
   if (dep.state !== 'done') return 'waiting';
   return isSuccess(toReason(JSON.parse(dep.reason) as JobReason)) ? 'succeeded' : 'failed';

@@ -79,3 +79,20 @@ function configure(db: Database): void {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
 }
+
+/**
+ * The board file opened read-only, for a CLI that reads a job with or
+ * without a daemon (WAL: it never blocks the daemon's writes); null when
+ * the state directory has no board yet.
+ */
+export function openDatabaseReadOnly(stateDir: string): Database | null {
+  const path = boardPath(stateDir);
+  if (!existsSync(path)) return null;
+  try {
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return db;
+  } catch (cause) {
+    throw new InputError(`cannot read the task board ${path}: ${(cause as Error).message}`, { file: path, cause });
+  }
+}

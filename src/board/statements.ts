@@ -33,6 +33,10 @@ export function prepareStatements(db: Database) {
       'INSERT INTO transitions (job, time, state, reason) VALUES (?, ?, ?, ?)',
     ),
     transitionsOf: db.prepare<[string], TransitionRow>('SELECT job, time, state, reason FROM transitions WHERE job = ? ORDER BY seq'),
+    // ISO times in one format compare as text.
+    doneBefore: db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE state = 'done' AND ended < ? ORDER BY seq"),
+    deleteTransitions: db.prepare<[string]>('DELETE FROM transitions WHERE job = ?'),
+    deleteDone: db.prepare<[string]>("DELETE FROM jobs WHERE id = ? AND state = 'done'"),
     transitionsSince: db.prepare<[number, number], TransitionRow & { seq: number }>('SELECT seq, job, time, state, reason FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?'),
   };
 }

@@ -28,6 +28,7 @@ const VERBS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['attach', async () => (await import('./attach.js')).registerAttach],
   ['cancel', async () => (await import('./cancel.js')).registerCancel],
   ['logs', async () => (await import('./logs.js')).registerLogs],
+  ['prune', async () => (await import('./prune.js')).registerPrune],
   ['ack', async () => (await import('./ack.js')).registerAck],
   ['status', async () => (await import('./status.js')).registerStatus],
   ['doctor', async () => (await import('./doctor.js')).registerDoctor],

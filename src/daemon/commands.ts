@@ -15,6 +15,7 @@ import { statusOf } from './commands/status.js';
 import { testPage } from '../notify/test-page.js';
 import { WEB_COMMANDS } from './commands/web.js';
 import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
+import { pruneJobs } from './prune.js';
 import * as R from './results.js';
 
 const text = z.string().min(1);
@@ -198,6 +199,21 @@ export const COMMANDS = [
     result: R.jobIdSchema,
     args: z.strictObject({ job: text, follow: z.boolean().optional() }),
     handler: (d, a, ctx) => logs(d, a.job, a.follow === true, ctx),
+  }),
+  defineCommand({
+    name: 'prune',
+    usage: '{older_than_ms, dry_run?}',
+    role: 'local',
+    result: R.prunedSchema,
+    args: z.strictObject({ older_than_ms: z.number().int().min(0), dry_run: z.boolean().optional() }),
+    handler: (d, a) =>
+      pruneJobs(d.board, d.opts.stateDir, {
+        olderThanMs: a.older_than_ms,
+        now: Date.now(),
+        dryRun: a.dry_run === true,
+        busy: (id) => d.live(id) !== undefined,
+        closePages: (id) => d.pager.resolve(id),
+      }),
   }),
   defineCommand({
     name: 'stop',

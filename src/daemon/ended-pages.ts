@@ -1,6 +1,11 @@
 /** Pages about a job that ended without running its course: it could not start, its --after job failed, the daemon died under it. */
 import type { JobRecord } from '../board/types.js';
 import type { Page, PageKind } from '../notify/page.js';
+import { PAGE_LOG_LINES } from './job-pages.js';
+
+/** A job that died under the daemon is best seen in what it printed last; one that never ran, in show's reason. */
+const seeCommand = (rec: JobRecord, kind: PageKind): string =>
+  kind === 'lost' || kind === 'interrupted' ? ['nightshift', 'logs', rec.name, ...PAGE_LOG_LINES].join(' ') : `nightshift show ${rec.name}`;
 
 export function endedPage(rec: JobRecord, kind: PageKind, text: string, now: number, more: Partial<Pick<Page, 'rule' | 'class' | 'screen'>> = {}): Page {
   return {
@@ -14,7 +19,7 @@ export function endedPage(rec: JobRecord, kind: PageKind, text: string, now: num
     class: null,
     prompt: text,
     screen: [],
-    answer_command: `nightshift show ${rec.name}`,
+    answer_command: seeCommand(rec, kind),
     time: new Date(now).toISOString(),
     urgent: false,
     ...more,

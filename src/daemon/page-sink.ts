@@ -13,7 +13,7 @@ import type { Redactor } from '../notify/secrets.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobEvent, JobSink } from '../supervisor/job-sinks.js';
 import type { JobWarning } from '../supervisor/tree-agent.js';
-import { actionPage, cliCommand, type PageBase } from './job-pages.js';
+import { actionPage, cliCommand, PAGE_LOG_LINES, type PageBase } from './job-pages.js';
 
 export interface PageSinkDeps {
   readonly pager: Pager;
@@ -93,7 +93,7 @@ export class PageSink implements JobSink {
       prompt: t.reason.code === 'lost' ? `${this.record.name} ${how}` : `${this.record.name} failed: ${how}`,
       // A lost job went unseen: the person may want to start it again tonight.
       urgent: t.reason.code === 'lost',
-      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name),
+      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name, ...PAGE_LOG_LINES),
     }, this.deps.redact);
   }
 

@@ -218,6 +218,13 @@ export const keyedSchema = z.object({ job: z.string(), key: z.string() });
 export const cancelledSchema = z.object({ job: z.string(), cancelled: z.boolean(), by: z.string() });
 export const ackedSchema = z.object({ job: z.string(), acknowledged: z.number() });
 /** null when the client ended the attach itself (detach): the daemon's reply never came. */
+export const prunedSchema = z.object({
+  dry_run: z.boolean(),
+  before: iso,
+  jobs: z.array(z.object({ id: z.string(), name: z.string(), ended: isoOrNull, dir: z.string().nullable(), bytes: z.number() })),
+  bytes: z.number(),
+});
+
 export const attachedSchema = z.object({ job: z.string(), state: jobStateSchema }).nullable();
 export const stoppingSchema = z.object({ stopping: z.enum(['drain', 'now', 'detach']), running: z.number() });
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, ROOT, tempDir } from '../helpers/cli.js';
 
 const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
-const VERBS = ['run', 'drill', 'rules', 'daemon', 'submit', 'board', 'show', 'answer', 'send', 'key', 'continue', 'attach', 'cancel', 'logs', 'ack', 'shutdown', 'resume', 'stats', 'web', 'ptyhost', 'hosts'];
+const VERBS = ['run', 'drill', 'rules', 'daemon', 'submit', 'board', 'show', 'answer', 'send', 'key', 'continue', 'attach', 'cancel', 'logs', 'prune', 'ack', 'shutdown', 'resume', 'stats', 'web', 'ptyhost', 'hosts'];
 /**
  * What a call to the daemon must not load. It does load zod and, through the
  * command table's handlers (the daemon's one table, src/daemon/commands.ts),

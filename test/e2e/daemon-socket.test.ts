@@ -148,7 +148,7 @@ describe('control socket: every line gets a reply', () => {
     mkdirSync(job.paths!.log);
     const r = await exchange(d, JSON.stringify({ v: 1, id: 4, cmd: 'logs', args: { job: 'hi' } }));
     expect(r).toMatchObject({ id: 4, ok: false, error: { kind: 'internal', message: expect.stringMatching(/^internal error in handler "logs": .*EISDIR/) } });
-    const cli = await d.ns('logs', ['hi']);
+    const cli = await d.ns('logs', ['hi', '--events']);
     expect(cli.code).toBe(70);
     expect(cli.stderrLines).toEqual([expect.stringMatching(/^nightshift: internal error in handler "logs": .*EISDIR.*daemon log/)]);
     const line = await waitUntil(() => logLines(d).find((l) => l.includes('internal error in handler')), SOON, 'the failure in the daemon log');

@@ -787,13 +787,13 @@ describe('daemon: send, key, attach', () => {
     const now = (await d.jobs()).find((j) => j.name === 'talk')!;
     expect(now.state).toBe('running');
 
-    // logs: the job's structured log, readable.
-    const logs = await d.ns('logs', ['talk']);
+    // logs --events: the job's structured log, readable.
+    const logs = await d.ns('logs', ['talk', '--events']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toMatch(/ info {2}job started /);
 
-    // logs -f follows until the job ends.
-    const follow = startCli(['logs', 'talk', '-f', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined } });
+    // logs --events -f follows until the job ends.
+    const follow = startCli(['logs', 'talk', '--events', '-f', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined } });
     await waitUntil(() => follow.stdout.includes('job started'), SOON, 'logs -f to print the log so far');
     expect(follow.exited).toBeUndefined();
     expect((await d.ns('cancel', ['talk'])).code).toBe(0);
