@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDurationFlag } from '../util/duration.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
 export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
@@ -17,19 +17,14 @@ export function defaultStateDir(): string {
   return resolve(process.env.NIGHTSHIFT_STATE ?? 'state');
 }
 
-/** Help for a duration flag: the unit is not obvious from `<duration>` alone (a bare number is seconds). */
+/** Help for a duration flag: the unit is not obvious from `<duration>` alone, and a bare number is refused. */
 export function durationHelp(text: string, byDefault?: string): string {
   return `${text} (${byDefault ? `default ${byDefault}; ` : ''}e.g. 250ms, 90s, 3m, 6h)`;
 }
 
-export function durationArg(what: string) {
-  return (value: string): number => {
-    try {
-      return parseDuration(value, what);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
-  };
+/** An InputError, not commander's InvalidArgumentError: one line `--flag "value": problem`, exit 2. */
+export function durationArg(flag: string) {
+  return (value: string): number => parseDurationFlag(value, flag);
 }
 
 /** `--recording-cap SIZE`: at least 64 KB, so the cap marker and a useful tail fit. */

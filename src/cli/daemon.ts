@@ -9,6 +9,7 @@ import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, 
 import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
+import { toolGapWarning } from './flag-traps.js';
 import { hostname } from 'node:os';
 import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/names.js';
 
@@ -62,6 +63,8 @@ export function registerDaemon(program: Command): void {
       throw new InputError(`${flags.tlsCert ? '--tls-cert' : flags.tlsKey ? '--tls-key' : '--http-insecure'} needs --http HOST:PORT`);
     }
     const fleet = fleetOf(flags);
+    const gap = toolGapWarning(watchdogConfig(flags));
+    if (gap) process.stderr.write(`nightshift daemon: warning: ${gap}\n`);
     // Handlers go in before the daemon starts: a SIGTERM during start-up is remembered, not fatal.
     let signals = 0;
     let daemon: Daemon | undefined;

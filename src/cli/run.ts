@@ -7,6 +7,7 @@ import type { Action } from '../core/watchdog-types.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
 import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
+import { makeStateDir } from '../util/state-dir.js';
 import { exitStatus, wireReason } from '../core/outcome.js';
 import { detectAgent } from '../adapters/index.js';
 import { agentOption } from '../supervisor/agent-option.js';
@@ -15,6 +16,7 @@ import { LiveJob } from '../supervisor/live-job.js';
 import { warmPtyThread } from '../pty/pty-thread.js';
 import { addWatchdogFlags, defaultRulesPath, defaultStateDir, durationArg, durationHelp, intArg, RECORDING_CAP_HELP, sizeArg, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
+import { refuseStrayWords, toolGapWarning } from './flag-traps.js';
 
 interface RunFlags extends WatchdogFlags {
   name?: string;
@@ -59,6 +61,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
   addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
+    refuseStrayWords(process.argv.slice(2), command);
     warmPtyThread();
     process.exitCode = await run(command, flags);
   });
@@ -69,6 +72,8 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const policyPath = flags.policy ? resolve(flags.policy) : defaultPolicyPath(rulesPath);
   const problem = (message: string) =>
     process.stderr.write(flags.json ? `${JSON.stringify({ type: 'problem', message })}\n` : `nightshift: ${message}\n`);
+  const gap = toolGapWarning(watchdogConfig(flags));
+  if (gap) process.stderr.write(flags.json ? `${JSON.stringify({ type: 'warning', message: gap, warning: 'tool-gap' })}\n` : `nightshift: warning: ${gap}\n`);
   const bundle = await LiveBundle.open(rulesPath, policyPath, {
     rejected: (p) => problem(`rules not reloaded (keeping the last good ones): ${p}`),
   });
@@ -88,6 +93,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
   const rows = flags.rows ?? process.stdout.rows ?? 40;
   const spec = { command, args, cwd: resolve(flags.cwd ?? '.'), env, cols, rows, ...(flags.name ? { name: flags.name } : {}) };
   const stateDir = flags.state ? resolve(flags.state) : defaultStateDir();
+  makeStateDir(stateDir);
   const paths = createJobDir(stateDir, jobId(flags.name, command, new Date()));
   const report = reporter(flags.json === true, paths.id, paths.dir);
   const job = await LiveJob.start(spec, {

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
+import { refuseStrayWords } from './flag-traps.js';
 import { hostNameSchema } from '../fleet/names.js';
 
 /** --host pins the job on a fleet board; one daemon has no other host to choose. */
@@ -64,6 +65,7 @@ export function registerSubmit(program: Command): void {
       .option('--host <name>', 'on a fleet board (--board): run it on this host only')
       .option('--json', 'print the job record as JSON'),
   ).action(async (argv: string[], f: SubmitFlags) => {
+    refuseStrayWords(process.argv.slice(2), argv);
     const spec = {
       name: f.name ?? `${basename(argv[0]!).replace(/[^A-Za-z0-9._-]/g, '-')}-${randomBytes(2).toString('hex')}`,
       command: argv,
