@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
-import { parseDurationFlag } from '../util/duration.js';
+import { formatDuration, parseDurationFlag } from '../util/duration.js';
+import { InputError } from '../util/errors.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
 export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
@@ -22,9 +23,17 @@ export function durationHelp(text: string, byDefault?: string): string {
   return `${text} (${byDefault ? `default ${byDefault}; ` : ''}e.g. 250ms, 90s, 3m, 6h)`;
 }
 
-/** An InputError, not commander's InvalidArgumentError: one line `--flag "value": problem`, exit 2. */
-export function durationArg(flag: string) {
-  return (value: string): number => parseDurationFlag(value, flag);
+/**
+ * An InputError, not commander's InvalidArgumentError: one line `--flag
+ * "value": problem`, exit 2. A budget or a timer of zero would stop the job
+ * or spin at once: those give `min` (1 ms).
+ */
+export function durationArg(flag: string, min = 0) {
+  return (value: string): number => {
+    const ms = parseDurationFlag(value, flag);
+    if (ms < min) throw new InputError(`${flag} must be at least ${formatDuration(min)} (got "${value}")`);
+    return ms;
+  };
 }
 
 /** `--recording-cap SIZE`: at least 64 KB, so the cap marker and a useful tail fit. */

@@ -52,7 +52,7 @@ export function registerDaemon(program: Command): void {
     .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
-      new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick')).default(1_000, '1s'),
+      new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick', 1)).default(1_000, '1s'),
     );
   addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
     const stateDir = stateDirOf(flags);

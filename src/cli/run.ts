@@ -57,7 +57,7 @@ export function registerRun(program: Command): void {
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
-    .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout'))
+    .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout', 1))
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
   addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
