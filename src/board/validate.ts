@@ -53,9 +53,39 @@ export function validateSpec(input: unknown): JobSpecInput {
   };
 }
 
+/**
+ * The submit flag that sets each checked field: the person typed the flag,
+ * and a message naming `wall_ms` sends them looking for it. A script that
+ * writes the spec itself finds the field by the flag's help.
+ */
+export const SPEC_FLAGS = {
+  'budgets.wall_ms': '--max-wall',
+  'budgets.no_progress_ms': '--max-idle',
+  'budgets.tokens': '--max-tokens',
+  'budgets.steps': '--max-steps',
+  'on_unanswered.after_ms': '--on-unanswered',
+  'on_unanswered.do': '--on-unanswered',
+} as const;
+
+type FlagField = keyof typeof SPEC_FLAGS;
+
+/** The rule each field keeps, in the flag's terms. */
+const FLAG_RULE: Record<FlagField, string> = {
+  'budgets.wall_ms': 'must be at least 1ms',
+  'budgets.no_progress_ms': 'must be at least 1ms',
+  'budgets.tokens': 'must be a whole number, at least 1',
+  'budgets.steps': 'must be a whole number, at least 1',
+  'on_unanswered.after_ms': 'must be at least 1ms',
+  'on_unanswered.do': 'can only decline',
+};
+
+function flagError(field: FlagField, got: unknown): InputError {
+  return new InputError(`${SPEC_FLAGS[field]} ${FLAG_RULE[field]} (got ${JSON.stringify(got)})`);
+}
+
 const ON_UNANSWERED = z.strictObject({
   after_ms: z.number().int().positive(),
-  do: z.literal('decline', { error: 'on_unanswered can only decline' }),
+  do: z.literal('decline'),
 });
 
 function checkOnUnanswered(v: unknown): OnUnansweredSpec | null {
@@ -63,7 +93,9 @@ function checkOnUnanswered(v: unknown): OnUnansweredSpec | null {
   const parsed = ON_UNANSWERED.safeParse(v);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new InputError(`--on-unanswered: job on_unanswered.${issue.path.join('.') || '(whole)'} is not valid: ${issue.message} (got ${JSON.stringify(v)})`);
+  const field = `on_unanswered.${issue.path.join('.')}`;
+  if (field in SPEC_FLAGS) throw flagError(field as FlagField, (v as Record<string, unknown>)[String(issue.path[0])]);
+  throw new InputError(`--on-unanswered is not valid: ${issue.message} (got ${JSON.stringify(v)})`);
 }
 
 const RESUME_FROM = z.strictObject({
@@ -137,9 +169,7 @@ function checkBudgets(b: unknown): Budgets {
   const one = (key: keyof Budgets): number | null => {
     const v = given[key];
     if (v === null || v === undefined) return null;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-      throw new InputError(`budget ${key} ${JSON.stringify(v)} is not valid: expected a positive whole number or null`);
-    }
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw flagError(`budgets.${key}`, v);
     return v;
   };
   return { wall_ms: one('wall_ms'), tokens: one('tokens'), no_progress_ms: one('no_progress_ms'), steps: one('steps') };

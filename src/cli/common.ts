@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
-import { parseDuration } from '../util/duration.js';
+import { formatDuration, parseDurationFlag } from '../util/duration.js';
+import { InputError } from '../util/errors.js';
 import { defaultStateDir, findPolicy } from '../util/home.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
 
@@ -29,18 +30,21 @@ export function policyPathOf(flag: string | undefined, stateDir: string, rulesPa
   return findPolicy(stateDir).file ?? defaultPolicyPath(rulesPath);
 }
 
-/** Help for a duration flag: the unit is not obvious from `<duration>` alone (a bare number is seconds). */
+/** Help for a duration flag: the unit is not obvious from `<duration>` alone, and a bare number is refused. */
 export function durationHelp(text: string, byDefault?: string): string {
   return `${text} (${byDefault ? `default ${byDefault}; ` : ''}e.g. 250ms, 90s, 3m, 6h)`;
 }
 
-export function durationArg(what: string) {
+/**
+ * An InputError, not commander's InvalidArgumentError: one line `--flag
+ * "value": problem`, exit 2. A budget or a timer of zero would stop the job
+ * or spin at once: those give `min` (1 ms).
+ */
+export function durationArg(flag: string, min = 0) {
   return (value: string): number => {
-    try {
-      return parseDuration(value, what);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
+    const ms = parseDurationFlag(value, flag);
+    if (ms < min) throw new InputError(`${flag} must be at least ${formatDuration(min)} (got "${value}")`);
+    return ms;
   };
 }
 

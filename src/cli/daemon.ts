@@ -10,6 +10,7 @@ import { addStateFlag, stateDirOf, type StateFlag } from './daemon-client.js';
 import { listenPlan, type HttpFlags } from '../web/listen.js';
 import { replaceRunningDaemon } from './replace.js';
 import { ON_SIGNAL, stopOnSignals, type OnSignal } from './daemon-signals.js';
+import { toolGapWarning } from './flag-traps.js';
 import { hostname } from 'node:os';
 import { hostNameSchema, parseBoardUrl, safeUrl } from '../fleet/names.js';
 
@@ -58,7 +59,7 @@ export function registerDaemon(program: Command): void {
     .option('--http-insecure', 'allow --http on a non-loopback address without TLS (tokens cross the network in clear)')
     .addOption(
       // The default is shown as a duration: commander would print the bare 1000 (ms).
-      new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick')).default(1_000, '1s'),
+      new Option('--tick <duration>', durationHelp('how often the queue and the page outbox are looked at')).argParser(durationArg('--tick', 1)).default(1_000, '1s'),
     );
   addWatchdogFlags(addStateFlag(cmd)).action(async (flags: DaemonFlags) => {
     const stateDir = stateDirOf(flags);
@@ -69,6 +70,8 @@ export function registerDaemon(program: Command): void {
       throw new InputError(`${flags.tlsCert ? '--tls-cert' : flags.tlsKey ? '--tls-key' : '--http-insecure'} needs --http HOST:PORT`);
     }
     const fleet = fleetOf(flags);
+    const gap = toolGapWarning(watchdogConfig(flags));
+    if (gap) process.stderr.write(`nightshift daemon: warning: ${gap}\n`);
     const signalStop = stopOnSignals(flags.onSignal, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     const hangup = surviveHangup((line) => process.stderr.write(`nightshift daemon: ${line}\n`));
     if (flags.replace) await replaceRunningDaemon(stateDir, (line) => process.stderr.write(`nightshift daemon: ${line}\n`));

@@ -8,6 +8,7 @@ import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
 import { isInputError } from '../util/errors.js';
 import { addWatchdogFlags, defaultRulesPath, watchdogConfig, type WatchdogFlags } from './common.js';
 import { describeError, EXIT } from './exit.js';
+import { toolGapWarning } from './flag-traps.js';
 
 interface DrillFlags extends WatchdogFlags {
   json?: boolean;
@@ -29,6 +30,8 @@ export function registerDrill(program: Command): void {
 }
 
 async function drill(paths: string[], flags: DrillFlags): Promise<number> {
+  const gap = toolGapWarning(watchdogConfig(flags));
+  if (gap) process.stderr.write(`nightshift: warning: ${gap}\n`);
   const rulesPath = flags.rules ?? defaultRulesPath();
   const bundle = await loadBundle(rulesPath, flags.policy ?? defaultPolicyPath(rulesPath));
   const results: ScenarioResult[] = [];

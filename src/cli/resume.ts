@@ -29,7 +29,7 @@ export function registerResume(program: Command): void {
       .command('resume')
       .description('start a new job from a stopped job\'s resume card (the agent\'s own resume flag where it has one)')
       .argument('<job>', 'name or id of the stopped job')
-      .option('--grant-wall <duration>', durationHelp('more wall-clock budget than what is left'), durationArg('--grant-wall'))
+      .option('--grant-wall <duration>', durationHelp('more wall-clock budget than what is left'), durationArg('--grant-wall', 1))
       .option('--grant-tokens <n>', 'more tokens than what is left', intArg('--grant-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--grant-steps <n>', 'more tool calls than what is left of the step budget', intArg('--grant-steps', 1, Number.MAX_SAFE_INTEGER))
       .option('--name <name>', 'name of the new job (default: NAME-resumed-N)')

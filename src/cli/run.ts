@@ -6,6 +6,7 @@ import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import { LiveBundle } from '../rules/live-bundle.js';
 import { createJobDir, jobId } from '../supervisor/job-dir.js';
+import { makeStateDir } from '../util/state-dir.js';
 import { exitStatus, wireReason } from '../core/outcome.js';
 import { detectAgent } from '../adapters/index.js';
 import { agentOption } from '../supervisor/agent-option.js';
@@ -14,6 +15,7 @@ import { LiveJob } from '../supervisor/live-job.js';
 import { warmPtyThread } from '../pty/pty-thread.js';
 import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
+import { refuseStrayWords, toolGapWarning } from './flag-traps.js';
 
 interface RunFlags extends WatchdogFlags {
   name?: string;
@@ -54,10 +56,11 @@ export function registerRun(program: Command): void {
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
-    .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout'))
+    .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout', 1))
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
   addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
+    refuseStrayWords(process.argv.slice(2), command);
     warmPtyThread();
     process.exitCode = await run(command, flags);
   });
@@ -68,6 +71,8 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
   const policyPath = policyPathOf(flags.policy, stateDirFrom(flags.state), rulesPath);
   const problem = (message: string) =>
     process.stderr.write(flags.json ? `${JSON.stringify({ type: 'problem', message })}\n` : `nightshift: ${message}\n`);
+  const gap = toolGapWarning(watchdogConfig(flags));
+  if (gap) process.stderr.write(flags.json ? `${JSON.stringify({ type: 'warning', message: gap, warning: 'tool-gap' })}\n` : `nightshift: warning: ${gap}\n`);
   const bundle = await LiveBundle.open(rulesPath, policyPath, {
     rejected: (p) => problem(`rules not reloaded (keeping the last good ones): ${p}`),
   });
@@ -87,6 +92,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
   const rows = flags.rows ?? process.stdout.rows ?? 40;
   const spec = { command, args, cwd: resolve(flags.cwd ?? '.'), env, cols, rows, ...(flags.name ? { name: flags.name } : {}) };
   const stateDir = stateDirFrom(flags.state);
+  makeStateDir(stateDir);
   const paths = createJobDir(stateDir, jobId(flags.name, command, new Date()));
   const report = reporter(flags.json === true, paths.id, paths.dir);
   const job = await LiveJob.start(spec, {

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { durationArg, durationHelp, intArg } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
+import { refuseStrayWords } from './flag-traps.js';
 import { hostNameSchema } from '../fleet/names.js';
 
 /** --host pins the job on a fleet board; one daemon has no other host to choose. */
@@ -52,11 +53,11 @@ export function registerSubmit(program: Command): void {
       .option('--cwd <dir>', 'working directory (default: here)')
       .option('--env <NAME=value>', 'environment variable for the job (repeatable)', envPair, [])
       .option('--policy <file>', 'auto-answer policy for this job (default: the daemon\'s)')
-      .option('--max-wall <duration>', durationHelp('stop the job after this long (budget:wall)'), durationArg('--max-wall'))
+      .option('--max-wall <duration>', durationHelp('stop the job after this long (budget:wall)'), durationArg('--max-wall', 1))
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
-      .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle'))
+      .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle', 1))
       .option('--max-steps <n>', 'stop when the agent made this many tool calls (budget:steps; default: the probe profile\'s max_steps)', intArg('--max-steps', 1, Number.MAX_SAFE_INTEGER))
-      .option('--on-unanswered <duration>', durationHelp('decline a paged prompt nobody answered this long, with its rule\'s decline keys (never its answer keys); default: the policy file\'s on_unanswered'), durationArg('--on-unanswered'))
+      .option('--on-unanswered <duration>', durationHelp('decline a paged prompt nobody answered this long, with its rule\'s decline keys (never its answer keys); default: the policy file\'s on_unanswered'), durationArg('--on-unanswered', 1))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
@@ -64,6 +65,7 @@ export function registerSubmit(program: Command): void {
       .option('--host <name>', 'on a fleet board (--board): run it on this host only')
       .option('--json', 'print the job record as JSON'),
   ).action(async (argv: string[], f: SubmitFlags) => {
+    refuseStrayWords(process.argv.slice(2), argv);
     const spec = {
       name: f.name ?? `${basename(argv[0]!).replace(/[^A-Za-z0-9._-]/g, '-')}-${randomBytes(2).toString('hex')}`,
       command: argv,

@@ -3,9 +3,10 @@
  * private 0700 directory (tmux's rule): whoever can reach the socket can
  * drive every job, so the directory must be ours and closed to others.
  */
-import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
+import { makeStateDir } from '../util/state-dir.js';
 
 export interface DaemonPaths {
   readonly stateDir: string;
@@ -32,8 +33,8 @@ export function daemonPaths(stateDir: string): DaemonPaths {
 
 /** Creates the run directory 0700, or refuses one that is not ours or is open to others. */
 export function ensureRunDir(p: DaemonPaths): void {
-  mkdirSync(p.stateDir, { recursive: true, mode: 0o700 });
-  mkdirSync(p.runDir, { recursive: true, mode: 0o700 });
+  makeStateDir(p.stateDir);
+  makeStateDir(p.runDir, 'run directory');
   const info = lstatSync(p.runDir);
   if (!info.isDirectory()) throw new InputError(`${p.runDir} is not a directory`);
   if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
