@@ -1,13 +1,13 @@
 /** Options and helpers shared by several CLI verbs. */
 import { parseSize } from '../util/size.js';
-import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
 import { parseDuration } from '../util/duration.js';
+import { packagePath } from '../util/package.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
-export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
+export const SHIPPED_RULES = packagePath('rules');
 
 export function defaultRulesPath(): string {
   return process.env.NIGHTSHIFT_RULES ?? SHIPPED_RULES;
