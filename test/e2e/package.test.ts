@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, ROOT, runCli, startCli, tempDir, type CliOptions } from '../helpers/cli.js';
+import { sr, testScopes, waitUntil } from '../helpers/daemon.js';
 
 const exec = promisify(execFile);
 
@@ -99,6 +100,7 @@ beforeAll(async () => {
 }, INSTALL_MS * 2);
 
 afterAll(cleanup);
+const scope = testScopes();
 
 describe('npm pack: what a user runs, nothing else', () => {
   it('bin, the built dist/src, rules, web pages, scenarios', () => {
@@ -144,10 +146,31 @@ describe('the installed package, run from a folder outside the clone', () => {
   }, 60_000);
 
   it('npx --package TARBALL nightshift --version', async () => {
-    const r = await run('npx', ['--yes', '--package', pkg.tarball, 'nightshift', '--version'], { cwd: pkg.opts.cwd });
+    // npx installs into its cache's _npx/: a cache of the test's own, so nothing is left behind in the user's.
+    const cache = tempDir('ns-pkg-npx-cache-');
+    const r = await run('npx', ['--yes', '--package', pkg.tarball, 'nightshift', '--version'], { cwd: pkg.opts.cwd, env: { ...process.env, npm_config_cache: cache } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(VERSION);
   }, INSTALL_MS);
+});
+
+describe('the installed daemon: what it finds in the package', () => {
+  it('its PTY host runs a job that blocks and is answered; its web view serves web/ and the vendored xterm.js', async (ctx) => {
+    const s = scope(ctx);
+    const d = await s.daemon(s.stateDir(), ['--http', '127.0.0.1:0'], pkg.opts.env, pkg.opts.exe);
+    expect(d.web).not.toBeNull();
+    const job = await d.submit('confirm', ['bash', '-c', 'read -p "Proceed? [y/N] " a; echo got:$a'], ['--cwd', pkg.opts.cwd]);
+    await waitUntil(async () => (await d.jobs()).find((j) => j.id === job.id && sr(j) === 'blocked/prompt'), 30_000, 'the job blocked on its prompt');
+    const answered = await d.ns('answer', ['confirm', 'y']);
+    expect(answered.code, answered.stderr).toBe(0);
+    await waitUntil(async () => (await d.jobs()).find((j) => j.id === job.id && sr(j) === 'done/exit'), 30_000, 'the job done');
+    expect((await d.show(job.id)).screen).toContain('got:y');
+    for (const [path, text] of [['/assets/index.html', '<html'], ['/vendor/xterm/xterm.js', 'Terminal']] as const) {
+      const res = await fetch(`${d.web}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toContain(text);
+    }
+  }, 120_000);
 });
 
 describe('npm install -g . from a fresh clone', () => {
