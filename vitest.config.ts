@@ -10,9 +10,11 @@ import { defineConfig } from 'vitest/config';
  *   Codex turn that takes 1.6 s alone took 15 s beside them here and over
  *   30 s in CI, and Chromium's launch passed 30 s. A test that waits for a
  *   real program has to allow for a loaded machine, but not for one loaded
- *   by the suite itself.
+ *   by the suite itself;
+ * - the package test compiles node-pty and better-sqlite3 twice (npm
+ *   install -g, then npx) for minutes, on both cores.
  */
-const ALONE = ['test/e2e/fleet.test.ts', 'test/bench/bench-smoke.test.ts', 'test/e2e/daemon-loop.test.ts'];
+const ALONE = ['test/e2e/fleet.test.ts', 'test/bench/bench-smoke.test.ts', 'test/e2e/daemon-loop.test.ts', 'test/e2e/package.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,6 +1,5 @@
 /** Options and helpers shared by several CLI verbs. */
 import { parseSize } from '../util/size.js';
-import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js';
@@ -8,9 +7,10 @@ import { formatDuration, parseDurationFlag } from '../util/duration.js';
 import { InputError } from '../util/errors.js';
 import { defaultStateDir, findPolicy } from '../util/home.js';
 import { defaultPolicyPath } from '../rules/bundle.js';
+import { packagePath } from '../util/package.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
-export const SHIPPED_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
+export const SHIPPED_RULES = packagePath('rules');
 
 export function defaultRulesPath(): string {
   return process.env.NIGHTSHIFT_RULES ?? SHIPPED_RULES;

@@ -1,4 +1,4 @@
-/** `nightshift drill [--json] PATH…` — replay recorded scenarios in virtual time. */
+/** `nightshift drill [--json] [PATH…]` — replay recorded scenarios in virtual time. */
 import type { Command } from 'commander';
 import { drillFile, scenarioFiles } from '../drill/drill.js';
 import { formatReport } from '../drill/report.js';
@@ -9,6 +9,7 @@ import { isInputError } from '../util/errors.js';
 import { addWatchdogFlags, defaultRulesPath, watchdogConfig, type WatchdogFlags } from './common.js';
 import { describeError, EXIT } from './exit.js';
 import { toolGapWarning } from './flag-traps.js';
+import { packagePath } from '../util/package.js';
 
 interface DrillFlags extends WatchdogFlags {
   json?: boolean;
@@ -20,7 +21,7 @@ export function registerDrill(program: Command): void {
   const cmd = program
     .command('drill')
     .description('replay asciicast scenarios (files or folders) through the watchdog in virtual time')
-    .argument('<paths...>', '.cast files or folders of them')
+    .argument('[paths...]', '.cast files or folders of them (default: the scenarios shipped with nightshift)')
     .option('--json', 'print exactly one JSON document')
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--policy <file>', 'auto-answer policy (default: policy.yaml in the rules directory); a scenario sidecar may name its own');
@@ -29,7 +30,8 @@ export function registerDrill(program: Command): void {
   });
 }
 
-async function drill(paths: string[], flags: DrillFlags): Promise<number> {
+async function drill(given: string[], flags: DrillFlags): Promise<number> {
+  const paths = given.length ? given : [shippedScenarios()];
   const gap = toolGapWarning(watchdogConfig(flags));
   if (gap) process.stderr.write(`nightshift: warning: ${gap}\n`);
   const rulesPath = flags.rules ?? defaultRulesPath();
@@ -58,4 +60,11 @@ async function drill(paths: string[], flags: DrillFlags): Promise<number> {
   for (const e of errors) process.stderr.write(`nightshift: ${e}\n`);
   if (errors.length) return EXIT.input;
   return results.some((r) => r.passed === false) ? EXIT.failed : EXIT.ok;
+}
+
+/** The scenarios in the package, wherever it is installed; named on stderr, as the report does not say where they came from. */
+function shippedScenarios(): string {
+  const dir = packagePath('scenarios');
+  process.stderr.write(`nightshift: drilling the shipped scenarios in ${dir}\n`);
+  return dir;
 }

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { DaemonError } from '../daemon/client.js';
 import { ResultMismatchError } from '../daemon/command.js';
 import { isInputError } from '../util/errors.js';
+import { packageVersion } from '../util/package.js';
 import { describeError, EXIT } from './exit.js';
 
 type Register = (program: Command) => void;
@@ -51,7 +52,7 @@ function verbOf(argv: readonly string[]): string | undefined {
 async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('nightshift')
     .description('unattended terminal supervisor for AI coding agents')
-    .version('0.1.0')
+    .version(packageVersion())
     .enablePositionalOptions()
     .exitOverride()
     .showSuggestionAfterError()

@@ -4,11 +4,11 @@
  * that does not answer is started, detached, and waited for.
  */
 import { spawn as spawnProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../util/errors.js';
+import { packagePath } from '../util/package.js';
 import { FRAME, FrameDecoder, parseJson, PTYHOST_VERSION, type Frame, type Hello, ptyhostSocket } from './protocol.js';
 
 export interface ConnectOptions {
@@ -147,9 +147,5 @@ function startHost(stateDir: string, extra: string[]): void {
  * from src/ (tests) or dist/src/ (built).
  */
 function hostEntry(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'nightshift') return path.join(dir, 'dist', 'src', 'ptyhost', 'main.js');
-    if (path.dirname(dir) === dir) throw new Error(`cannot find the nightshift package above ${fileURLToPath(import.meta.url)}`);
-  }
+  return packagePath('dist', 'src', 'ptyhost', 'main.js');
 }

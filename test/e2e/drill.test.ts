@@ -61,6 +61,17 @@ describe('nightshift drill: the shipped scenarios', () => {
     expect(r.code).toBe(0);
   });
 
+  it('no path: the scenarios of the package, wherever nightshift is run from, named on stderr', async () => {
+    const elsewhere = tempDir('ns-e2e-drill-cwd-');
+    const r = await runCli(['drill', '--json'], { cwd: elsewhere });
+    const doc = oneJson(r.stdout);
+    expect(doc.errors).toEqual([]);
+    expect(doc.scenarios.map((s) => s.file)).toEqual(shipped.map((f) => join(ROOT, f)));
+    expect(doc.scenarios.filter((s) => s.passed !== true)).toEqual([]);
+    expect(r.stderrLines).toEqual([`nightshift: drilling the shipped scenarios in ${SCENARIOS}`]);
+    expect(r.code).toBe(0);
+  });
+
   it('the human report names every file with PASS', async () => {
     const r = await runCli(['drill', 'scenarios/']);
     expect(r.code, r.stdout + r.stderr).toBe(0);

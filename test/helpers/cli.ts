@@ -88,8 +88,9 @@ export class CliProcess {
   readonly exit: Promise<Exit>;
   private exitInfo: Exit | undefined;
 
-  constructor(args: readonly string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}) {
-    this.child = spawn(process.execPath, [BIN, ...args], {
+  /** `opts.exe`: another nightshift to run (an installed copy, found on PATH) instead of this clone's. */
+  constructor(args: readonly string[], opts: CliOptions = {}) {
+    this.child = spawn(opts.exe ?? process.execPath, opts.exe ? args : [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: childEnv(opts.env ?? {}),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -228,14 +229,20 @@ function tryJson(line: string): JsonLine | undefined {
   }
 }
 
-export function startCli(args: readonly string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliProcess {
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  exe?: string;
+}
+
+export function startCli(args: readonly string[], opts: CliOptions = {}): CliProcess {
   return new CliProcess(args, opts);
 }
 
 /** Runs the CLI to completion (stdin closed); rejects after `ms`. */
 export async function runCli(
   args: readonly string[],
-  opts: { cwd?: string; env?: Record<string, string | undefined>; ms?: number } = {},
+  opts: CliOptions & { ms?: number } = {},
 ): Promise<Exit & { stdout: string; stderr: string; stderrLines: string[] }> {
   const p = new CliProcess(args, opts);
   p.child.stdin!.end();

@@ -67,6 +67,8 @@ export class DaemonProc {
     readonly proc: CliProcess,
     readonly pid: number,
     private readonly env: Record<string, string | undefined>,
+    /** Another nightshift (an installed copy) than this clone's, for the daemon and its verbs. */
+    private readonly exe?: string,
   ) {}
 
   /** The web view's base URL, from the start line, when the daemon runs with --http. */
@@ -82,7 +84,7 @@ export class DaemonProc {
 
   /** Runs a verb against this daemon: `nightshift VERB --state DIR ARGS…`. */
   ns(verb: string, args: readonly string[] = [], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-    return runCli([verb, '--state', this.state, ...args], { env: { ...BASE_ENV, ...this.env, ...env }, ms: 20_000 });
+    return runCli([verb, '--state', this.state, ...args], { env: { ...BASE_ENV, ...this.env, ...env }, exe: this.exe, ms: 20_000 });
   }
 
   /** `nightshift submit --state DIR --name NAME [opts] -- CMD…`; throws unless it exits 0. */
@@ -204,10 +206,10 @@ export class Scope {
   }
 
   /** Starts `nightshift daemon --state DIR FAST… ARGS…` and waits for its start line. */
-  async daemon(state: string, args: readonly string[] = [], env: Record<string, string | undefined> = {}): Promise<DaemonProc> {
+  async daemon(state: string, args: readonly string[] = [], env: Record<string, string | undefined> = {}, exe?: string): Promise<DaemonProc> {
     const allEnv = { ...BASE_ENV, ...env };
-    const proc = startCli(['daemon', '--state', state, ...FAST, ...args], { env: allEnv });
-    const d = new DaemonProc(state, proc, proc.child.pid!, allEnv);
+    const proc = startCli(['daemon', '--state', state, ...FAST, ...args], { env: allEnv, exe });
+    const d = new DaemonProc(state, proc, proc.child.pid!, allEnv, exe);
     this.daemons.push(d);
     const line = await proc.waitForLine((l) => l.startsWith('nightshift daemon: pid '), 15_000, 'the daemon start line');
     d.web = /, web (https?:\/\/[^\s,]+)/.exec(line)?.[1] ?? null;

@@ -1,6 +1,6 @@
 /** `status`: what a person asks of a service before bed — is it up, since when, with which config, who gets paged, what it holds. */
 import type { OutboxRow } from '../../notify/outbox.js';
-import { packageVersion } from '../../util/version.js';
+import { packageVersion } from '../../util/package.js';
 import type { Daemon } from '../daemon.js';
 
 export function statusOf(d: Daemon, resetLoop: boolean) {
