@@ -78,6 +78,8 @@ beforeAll(async () => {
   const tarball = join(out, info!.filename);
   const installed = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: out });
   expect(installed.code, installed.stderr).toBe(0);
+  // Every dependency an installed copy resolves declares Node 20: the clone's `overrides` do not reach it.
+  expect(installed.stderr).not.toContain('EBADENGINE');
   const home = tempDir('ns-pkg-home-');
   const elsewhere = join(home, 'somewhere');
   mkdirSync(elsewhere);
