@@ -76,6 +76,5 @@ export async function recoverJobs(d: RecoveryHost): Promise<number> {
   for (const r of endOrphans(d.board, d.pager, plan, Date.now())) {
     d.log.warn({ job: r.job.id, name: r.job.name, was: r.was?.state, reason: r.job.reason.code, problems: r.problems }, 'job was running when the daemon died and its terminal is gone');
   }
-  d.log.info({ adopted: plan.adopt.length, ended: plan.gone.length }, `adopted ${plan.adopt.length} job(s)`);
   return plan.adopt.length;
 }

@@ -23,7 +23,8 @@ const SOON = 30_000;
 const GATED = 'echo working; while [ ! -e go ]; do sleep 0.1; done; read -p "Continue with the upgrade? [y/N] " a; echo "answer=$a"; exit 4';
 
 let root = '';
-let env: Record<string, string> = {};
+// XDG_* undefined: the child has none, so `service install` falls back to ~/.config as a new user's would.
+let env: Record<string, string | undefined> = {};
 
 function run(cmd: string, args: readonly string[]): Promise<ToolRun> {
   return runTool(cmd, args, { cwd: root, env });
@@ -80,9 +81,7 @@ async function job(state: string, name: string): Promise<JobRecord> {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ns-pm2-'));
   const keep = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('NIGHTSHIFT_') && k !== 'PM2_HOME')) as Record<string, string>;
-  env = { ...keep, HOME: join(root, 'home'), PM2_HOME: join(root, 'pm2-home') };
-  delete env.XDG_CONFIG_HOME;
-  delete env.XDG_STATE_HOME;
+  env = { ...keep, HOME: join(root, 'home'), PM2_HOME: join(root, 'pm2-home'), XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined };
   const r = await run('npm', ['install', '--prefix', join(root, 'pm2'), '--no-audit', '--no-fund', `pm2@${PM2_VERSION}`]);
   if (r.code !== 0) throw new Error(`npm install pm2 failed:\n${r.out}`);
 }, 180_000);
