@@ -5,6 +5,7 @@ import { InputError } from '../util/errors.js';
 import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from './protocol.js';
 import { HANDOVER_MS, liveHandover, type Handover } from './handover.js';
 import { daemonPaths } from './paths.js';
+import { stateDirProblem } from '../util/state-dir.js';
 
 export class DaemonError extends Error {
   constructor(
@@ -49,7 +50,8 @@ function unreachable(stateDir: string, path: string, runDir: string): Error | un
     statSync(path);
     return undefined;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EACCES' ? permissionDenied(stateDir, runDir) : new Unanswered(noDaemon(stateDir), false);
+    if ((e as NodeJS.ErrnoException).code === 'EACCES') return permissionDenied(stateDir, runDir);
+    return stateDirProblem(stateDir) ?? new Unanswered(noDaemon(stateDir), false);
   }
 }
 

@@ -1,5 +1,5 @@
 /** Making the state directory (0700), with the refusals a person can fix said in one line. */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { InputError } from './errors.js';
 
 const REFUSALS: Readonly<Record<string, string>> = {
@@ -15,8 +15,21 @@ export function makeStateDir(dir: string, what = 'state directory'): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (cause) {
-    const refusal = REFUSALS[(cause as NodeJS.ErrnoException).code ?? ''];
-    if (refusal) throw new InputError(`${what} ${dir} ${refusal}; give --state a directory nightshift can create or use`, { cause });
-    throw cause;
+    throw refused(dir, what, cause) ?? cause;
+  }
+}
+
+function refused(dir: string, what: string, cause: unknown): InputError | null {
+  const refusal = REFUSALS[(cause as NodeJS.ErrnoException).code ?? ''];
+  return refusal ? new InputError(`${what} ${dir} ${refusal}; give --state a directory nightshift can create or use`, { cause }) : null;
+}
+
+/** For verbs that only look for a daemon: a --state that is a file is that, not "no daemon is running". */
+export function stateDirProblem(dir: string, what = 'state directory'): InputError | null {
+  try {
+    if (!statSync(dir).isDirectory()) return refused(dir, what, Object.assign(new Error('not a directory'), { code: 'EEXIST' }));
+    return null;
+  } catch (cause) {
+    return (cause as NodeJS.ErrnoException).code === 'ENOTDIR' ? refused(dir, what, cause) : null;
   }
 }

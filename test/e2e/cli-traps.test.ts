@@ -85,7 +85,7 @@ describe('a word before -- is not the command', () => {
 });
 
 describe('--state that cannot be a directory', () => {
-  it('daemon, run and ptyhost: one line naming it, exit 2, no stack', async (ctx) => {
+  it('daemon, run, ptyhost, board and show: one line naming it, exit 2, no stack', async (ctx) => {
     const dir = scope(ctx).tempDir();
     const file = join(dir, 'afile');
     writeFileSync(file, 'not a folder\n');
@@ -95,6 +95,9 @@ describe('--state that cannot be a directory', () => {
       [['daemon', '--state', join(file, 'sub')], /state directory \S+afile\/sub is inside a file, not a directory/],
       [['run', '--state', file, '--', 'true'], /state directory \S+afile is a file, not a directory/],
       [['ptyhost', '--state', file], /state directory \S+afile is a file, not a directory/],
+      // Verbs that only look for a daemon: not "no daemon is running … start one with".
+      [['board', '--state', file], /state directory \S+afile is a file, not a directory/],
+      [['show', '--state', join(file, 'sub'), 'x'], /state directory \S+afile\/sub is inside a file, not a directory/],
     ];
     for (const [args, pattern] of cases) {
       const r = await runCli(args, { ms: 20_000 });
