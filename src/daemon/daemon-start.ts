@@ -15,6 +15,7 @@ import { Pager } from '../notify/pager.js';
 import { startupReport, type StartupReport } from '../notify/startup.js';
 import type { Logger } from '../supervisor/logger.js';
 import { findConfig, type Found } from '../util/home.js';
+import type { DisposableStore } from '../util/lifecycle.js';
 import { WebAuth } from '../web/auth-store.js';
 import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
@@ -29,10 +30,14 @@ import { daemonLogger } from './log.js';
 import type { DaemonPaths } from './paths.js';
 import { ControlServer } from './server.js';
 
-/** What a start has opened so far, for Daemon.start to close if it fails; and the daemon, once it exists. */
+/**
+ * What a start has opened so far: each part's release is registered in
+ * `parts` as it opens, so a failed start and a stop release the same list,
+ * newest first. The log and the daemon, once they exist.
+ */
 export interface Opening {
-  bundles?: DaemonBundles;
-  store?: WriteBehind;
+  readonly parts: DisposableStore;
+  log?: Logger;
   daemon?: Daemon;
 }
 
@@ -62,20 +67,23 @@ export interface DaemonParts {
   readonly host: HostLink;
 }
 
-/** Opens the parts in order, each noted in `opening` as it is taken: a start that fails closes what it took. */
+/** Opens the parts in order, each registered in `opening.parts` as it is taken: a start that fails releases what it took. */
 export async function openParts(opts: DaemonOptions, paths: DaemonPaths, opening: Opening): Promise<DaemonParts> {
+  const { parts } = opening;
   // The log redacts each job's own secrets, so it opens after the board; reloads only report once it is up.
-  let log: Logger | undefined;
-  const bundles = (opening.bundles = watchedBundles(opts, () => log));
+  const bundles = parts.register(watchedBundles(opts, () => opening.log));
   // Bad rules refuse the start (FILE:LINE, exit 2) before anything else is touched.
   await bundles.for();
   const config = findConfig(opts.stateDir);
   const notify: NotifyConfig = config.file ? await loadNotifyConfig(config.file) : loadNotifyConfig.empty();
   const startup = await startupReport(notify, process.env);
-  const store = (opening.store = WriteBehind.open(opts.stateDir, (f) => opening.daemon?.boardNotWritten(f)));
+  const store = WriteBehind.open(opts.stateDir, (f) => opening.daemon?.boardNotWritten(f));
+  parts.add(() => store.close());
   const board = new Board(store.db);
-  log = daemonLogger(paths.log, jobRedactors(board));
+  const log = (opening.log = daemonLogger(paths.log, jobRedactors(board)));
   const fleet = opts.fleet ? { db: FleetDb.open(opts.fleet.url, { application: `nightshift-daemon ${opts.fleet.host}` }), host: opts.fleet.host } : null;
+  // The link closes it first once it runs; a second close is harmless (FleetDb.close).
+  if (fleet) parts.add(() => fleet.db.close());
   return { bundles, config, notify, startup, store, board, log, fleet, ...served(opts, paths, { store, notify, log, fleet }, opening) };
 }
 
@@ -110,7 +118,9 @@ function served(opts: DaemonOptions, paths: DaemonPaths, { store, notify, log, f
   const onError = (e: unknown) => log.error({ err: e }, 'request failed');
   const server = new ControlServer(commands, onError);
   const webAuth = new WebAuth(store.db, { auditPath: paths.webAudit, onAuditError: (e) => log.error({ err: e }, 'web audit log not written') });
+  opening.parts.add(() => webAuth.close());
   const host = new HostLink(opts.stateDir, hostEvents(log, opts), opts.ptyhostArgs ?? []);
+  opening.parts.add(() => host.close());
   return { pager, commands, webCommands, onError, server, webAuth, host };
 }
 

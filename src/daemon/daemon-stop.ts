@@ -1,7 +1,8 @@
 /**
  * How the daemon stops: drain, now or detach, a second request only ever
  * firmer; a stop that runs out of time is forced; the last job out shuts
- * the daemon down. What it holds is closed by its own `release` (daemon.ts).
+ * the daemon down. What it holds is released by the daemon's one
+ * DisposableStore, the list a failed start releases too (daemon.ts).
  */
 import type { Board } from '../board/board.js';
 import type { Logger } from '../supervisor/logger.js';

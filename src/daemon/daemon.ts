@@ -6,7 +6,9 @@
  * (adopt.ts). Only jobs the host no longer has (it died too: a reboot) are
  * ended done/interrupted (recover.ts). What it opens at start is
  * daemon-start.ts, how its jobs are started scheduler.ts, how it stops
- * daemon-stop.ts.
+ * daemon-stop.ts. Each part is registered in one DisposableStore as it
+ * opens: a start that fails releases what it took, and a stop releases the
+ * same list, newest first (the lock last).
  */
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
@@ -34,6 +36,7 @@ import type { WebAuth } from '../web/auth-store.js';
 import type { Commands } from './command.js';
 import type { FleetLink } from '../fleet/link.js';
 import { within } from '../util/within.js';
+import { DisposableStore } from '../util/lifecycle.js';
 import type { Found } from '../util/home.js';
 import { DaemonStop, type StopMode } from './daemon-stop.js';
 import { Scheduler, type SlotUse } from './scheduler.js';
@@ -98,7 +101,8 @@ export class Daemon {
     readonly pager: Pager,
     readonly bundles: DaemonBundles,
     readonly log: Logger,
-    private readonly lock: DaemonLock,
+    /** Everything the daemon opened, each registered as it opened: a failed start and a stop release it newest first. */
+    private readonly parts: DisposableStore,
     private readonly server: ControlServer,
     /** People, tokens, login codes and sessions of the web view (the board's database), and its audit log. */
     readonly webAuth: WebAuth,
@@ -107,10 +111,12 @@ export class Daemon {
     readonly commands: Commands,
   ) {
     this.paths = daemonPaths(opts.stateDir);
+    parts.add(() => this.loopDelay.stop());
     this.disk = new DiskGuard(this.paths.runDir);
+    parts.add(() => this.disk.dispose());
     const diskProblem = (job: DaemonJob, file: string, e: Error) => this.diskProblem(job, file, e);
     this.jobs = new Scheduler({ opts, board, pager, bundles, log, terminal: host.spawner, disk: this.disk, stop: () => this.stopper, diskProblem });
-    this.stopper = new DaemonStop({ board, log, jobs: this.jobs, stopTick: () => clearInterval(this.timer), release: () => this.release() });
+    this.stopper = new DaemonStop({ board, log, jobs: this.jobs, stopTick: () => clearInterval(this.timer), release: () => parts.dispose() });
     const short = this.disk.reserve();
     if (short) {
       log.warn({ problem: short }, 'disk is short');
@@ -122,20 +128,27 @@ export class Daemon {
     const paths = daemonPaths(opts.stateDir);
     ensureRunDir(paths);
     const lock = DaemonLock.acquire(paths.lock);
-    const opening: Opening = {};
+    const opening: Opening = { parts: new DisposableStore() };
+    opening.parts.add(() => lock.release());
+    // Registered before every part it reports on, so it closes after all of them: the board's close may still report writes it could not make.
+    opening.parts.add(() => Daemon.endLog(opening));
     try {
       const p = await openParts(opts, paths, opening);
-      const daemon = (opening.daemon = new Daemon(opts, p.board, p.store, p.pager, p.bundles, p.log, lock, p.server, p.webAuth, p.host, p.commands));
+      const daemon = (opening.daemon = new Daemon(opts, p.board, p.store, p.pager, p.bundles, p.log, opening.parts, p.server, p.webAuth, p.host, p.commands));
       await daemon.begin(p);
       return daemon;
     } catch (e) {
-      opening.daemon?.host.close();
-      await opening.daemon?.web?.close();
-      await opening.bundles?.dispose();
-      await opening.store?.close();
-      lock.release();
+      // The start's own error is the one its caller must see; every release runs whatever others do.
+      await opening.parts.dispose().catch((err: unknown) => opts.onProblem?.(`after the failed start: ${(err as Error).message}`));
       throw e;
     }
+  }
+
+  /** A stop's last line (a failed start has none), then everything logged reaches the file. */
+  private static async endLog({ log, daemon }: Opening): Promise<void> {
+    if (!log) return;
+    if (daemon?.stopper.shuttingDown) log.info({ event_loop: daemon.loopDelay.report() }, 'daemon stopped');
+    await new Promise<void>((resolve) => log.flush(() => resolve()));
   }
 
   /** The previous daemon's jobs first, then the web view, the socket and the fleet; then the tick. */
@@ -145,6 +158,7 @@ export class Daemon {
     this.config = p.config;
     this.adopted = await this.recover();
     if (this.opts.http) await this.startWeb(this.opts.http, p.notify, p.webCommands, p.onError);
+    this.parts.add(() => this.server.close());
     await this.server.listen(this.paths.socket);
     endHandover(this.paths.runDir);
     if (p.fleet) await this.joinFleet(p.fleet);
@@ -163,13 +177,15 @@ export class Daemon {
 
   /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
   private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
-    this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError });
+    const web = (this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError }));
+    this.parts.add(() => web.close());
     this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;
   }
 
   private async joinFleet(fleet: FleetPlace): Promise<void> {
-    this.fleet = fleetLink(this, fleet, () => this.jobs.running().map((j) => j.id));
-    await this.fleet.start();
+    const link = (this.fleet = fleetLink(this, fleet, () => this.jobs.running().map((j) => j.id)));
+    this.parts.add(() => link.close());
+    await link.start();
   }
 
   get stoppedPromise(): Promise<void> {
@@ -185,6 +201,11 @@ export class Daemon {
     };
     tick();
     this.timer = setInterval(tick, this.opts.tickMs);
+    // The tick's last beat, so the first release: pages still queued get one bounded try while the board and the fleet are open.
+    this.parts.add(async () => {
+      clearInterval(this.timer);
+      await within(FINAL_PAGE_MS, this.pager.tick().catch(() => undefined));
+    });
   }
 
   /** Starts runnable jobs up to the limit: priority first, then first come first served. */
@@ -257,25 +278,4 @@ export class Daemon {
     if (mode === 'detach' && !liveHandover(this.paths.runDir)) startHandover(this.paths.runDir, 'detach');
     return this.stopper.stop(mode);
   }
-
-  /** Closes what the daemon holds, once its tick is off (DaemonStop.shutdown). */
-  private async release(): Promise<void> {
-    await within(FINAL_PAGE_MS, this.pager.tick().catch(() => undefined));
-    await this.fleet?.close();
-    await this.web?.close();
-    await this.server.close();
-    await this.webAuth.close();
-    await this.bundles.dispose();
-    this.disk.dispose();
-    this.host.close();
-    await this.store.close();
-    this.loopDelay.stop();
-    this.log.info({ event_loop: this.loopDelay.report() }, 'daemon stopped');
-    await flushLogger(this.log);
-    this.lock.release();
-  }
-}
-
-function flushLogger(log: Logger): Promise<void> {
-  return new Promise((resolve) => log.flush(() => resolve()));
 }
