@@ -27,6 +27,7 @@ export interface PageSinkDeps {
 }
 
 export class PageSink implements JobSink {
+  readonly name = 'pages';
   private episode = 0;
   /** The page key of the block a person was paged for, while it lasts (what a page's Decline must still match). */
   private pagedBlock: string | null = null;

@@ -10,6 +10,7 @@ import { Watchdog, type ResumePoint } from '../core/watchdog.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import type { DisposableStore } from '../util/lifecycle.js';
+import { describeError } from '../util/errors.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs } from './person-acts.js';
 import type { PtyPort } from '../pty/pty-port.js';
@@ -64,6 +65,8 @@ export class JobCore {
   readonly person: PersonActs;
   readonly unanswered: UnansweredDecline;
   private readonly diskProblems = new Set<string>();
+  /** Sink and event kind of each failure already reported: a sink that throws on every byte is said once. */
+  private readonly sinkFailures = new Set<string>();
   /** Adopted after a restart: the output it printed before, to rebuild the screen from. */
   private readonly replay: Buffer | undefined;
 
@@ -162,8 +165,18 @@ export class JobCore {
       sink.callbackSink(this.opts),
       this.watchers,
       // Last: what the output means (the watchdog, the screen) comes after it is recorded and seen.
-      { event: (e) => e.kind === 'output' && e.bytes.length > 0 && this.supervise(e.bytes) },
-    ]);
+      { name: 'supervision', event: (e) => e.kind === 'output' && e.bytes.length > 0 && this.supervise(e.bytes) },
+    ], (err, e, name) => this.sinkFailed(err, e, name));
+  }
+
+  private sinkFailed(err: unknown, e: sink.JobEvent, name: string): void {
+    const key = `${name}\n${e.kind}`;
+    if (this.sinkFailures.has(key)) return;
+    this.sinkFailures.add(key);
+    const why = describeError(err);
+    this.log.error({ sink: name, event: e.kind, err: why }, 'a sink failed; the job goes on without it for this event');
+    // Straight to the owner, not through the sinks: one of them is what failed.
+    this.opts.onProblem?.(`job ${this.opts.paths.id}: the ${name} sink failed on ${e.kind} (${why}); the job goes on`);
   }
 
   /** What the job's agent may do to it (job-agent.ts). */

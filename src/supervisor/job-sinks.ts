@@ -4,7 +4,8 @@
  * session outputs: one event type, fanned out by one loop to a list of
  * sinks. The list's order is the ordering guarantee: the evidence record
  * is written before an answer's keys go, and the keys sink sends nothing
- * when that write failed.
+ * when that write failed. A sink that throws is reported and passed over,
+ * as asciinema drops a failing output: the other sinks and the job go on.
  */
 import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
@@ -34,15 +35,42 @@ export type JobEvent =
   | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined };
 
 export interface JobSink {
+  /** What a report of its failure calls it. */
+  readonly name?: string;
   event(e: JobEvent): void;
 }
 
-/** The one loop: every event reaches every sink, in list order, synchronously. */
+/** A sink threw on an event; `sink` is its name, or its place in the list. */
+export type SinkFailure = (error: unknown, e: JobEvent, sink: string) => void;
+
+/**
+ * The one loop: every event reaches every sink, in list order,
+ * synchronously; a sink that throws is told to `failed`, never to whoever
+ * emitted (a PTY callback, the screen feed's promise chain).
+ */
 export class JobSinks {
-  constructor(private readonly list: readonly JobSink[]) {}
+  constructor(
+    private readonly list: readonly JobSink[],
+    private readonly failed: SinkFailure,
+  ) {}
 
   emit(e: JobEvent): void {
-    for (const sink of this.list) sink.event(e);
+    for (let i = 0; i < this.list.length; i++) {
+      const sink = this.list[i]!;
+      try {
+        sink.event(e);
+      } catch (error) {
+        this.report(error, e, sink.name ?? `#${i + 1}`);
+      }
+    }
+  }
+
+  private report(error: unknown, e: JobEvent, sink: string): void {
+    try {
+      this.failed(error, e, sink);
+    } catch {
+      // A failing report has nowhere left to go; the event still goes on to the next sink.
+    }
   }
 }
 
@@ -50,6 +78,7 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export function recordingSink(cast: JobRecording): JobSink {
   return {
+    name: 'recording',
     event(e) {
       // ?.: no text is decoded for a recording that does not take it.
       if (e.kind === 'output') cast.output?.(e.t, e.data);
@@ -62,6 +91,7 @@ export function recordingSink(cast: JobRecording): JobSink {
 
 export function logSink(log: Logger): JobSink {
   return {
+    name: 'log',
     event(e) {
       if (e.kind === 'transition') {
         const t = e.transition;
@@ -74,12 +104,21 @@ export function logSink(log: Logger): JobSink {
   };
 }
 
-/** Synchronous appends: the record exists before the next sink (the answer's keys) runs. */
+/**
+ * Synchronous appends: the record exists before the next sink (the answer's
+ * keys) runs. One that throws wrote no record, so it counts as a failed write.
+ */
 export function evidenceSink(evidence: EvidenceLog): JobSink {
   return {
+    name: 'evidence',
     event(e) {
-      if (e.kind === 'transition') evidence.transition(e.transition, iso);
-      else if (e.kind === 'action') evidence.action(e.action, iso);
+      try {
+        if (e.kind === 'transition') evidence.transition(e.transition, iso);
+        else if (e.kind === 'action') evidence.action(e.action, iso);
+      } catch (err) {
+        evidence.ok = false;
+        throw err;
+      }
     },
   };
 }
@@ -91,6 +130,7 @@ export function evidenceSink(evidence: EvidenceLog): JobSink {
  */
 export function answerKeysSink(evidence: EvidenceLog, typed: RecordedInput, log: Logger): JobSink {
   return {
+    name: 'answer keys',
     event(e) {
       if (e.kind !== 'action' || e.action.kind !== 'answer' || !e.action.keys?.length) return;
       if (!evidence.ok) log.error({ rule: e.action.rule }, 'evidence could not be written; the answer is not sent');
@@ -101,6 +141,7 @@ export function answerKeysSink(evidence: EvidenceLog, typed: RecordedInput, log:
 
 export function summarySink(summary: JobSummary): JobSink {
   return {
+    name: 'summary',
     event(e) {
       if (e.kind === 'transition') summary.transition(e.transition);
       else if (e.kind === 'finish') summary.finish(e.reason, e.t, e.screen, e.agent);
@@ -110,6 +151,7 @@ export function summarySink(summary: JobSummary): JobSink {
 
 export function unansweredSink(watch: UnansweredWatch): JobSink {
   return {
+    name: 'on_unanswered',
     event(e) {
       if (e.kind === 'transition') watch.transition(e.transition);
       else if (e.kind === 'action') watch.action(e.action);
@@ -120,6 +162,7 @@ export function unansweredSink(watch: UnansweredWatch): JobSink {
 /** The owner's callbacks (`run`'s report, a test's probe), in the order the events came. */
 export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput'>): JobSink {
   return {
+    name: 'owner callbacks',
     event(e) {
       if (e.kind === 'transition') opts.onTransition?.(e.transition);
       else if (e.kind === 'action') opts.onAction?.(e.action);
@@ -130,6 +173,7 @@ export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' 
 
 /** The action the job is blocked on a prompt for, as the watchdog last acted on it (show's prompt). */
 export class BlockedPromptSink implements JobSink {
+  readonly name = 'blocked prompt';
   private action: Action | undefined;
 
   get current(): Action | undefined {
@@ -144,6 +188,7 @@ export class BlockedPromptSink implements JobSink {
 
 /** Whoever watches the job's output live (attach, the web terminal). */
 export class OutputWatchers implements JobSink {
+  readonly name = 'output watchers';
   private readonly listeners = new Set<(data: string) => void>();
 
   /** Returns the unsubscribe. */
