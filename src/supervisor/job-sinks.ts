@@ -14,6 +14,7 @@ import type { JobRecording } from '../record/job-recording.js';
 import type { EvidenceLog } from './evidence.js';
 import type { RecordedInput } from './job-input.js';
 import type { JobOptions } from './job-spec.js';
+import { Emitter, type Event } from '../util/event.js';
 import { plain, type Logger } from './logger.js';
 import type { JobSummary } from './summary.js';
 
@@ -189,19 +190,16 @@ export class BlockedPromptSink implements JobSink {
 /** Whoever watches the job's output live (attach, the web terminal). */
 export class OutputWatchers implements JobSink {
   readonly name = 'output watchers';
-  private readonly listeners = new Set<(data: string) => void>();
+  private readonly watchers = new Emitter<string>();
+  /** Everything the job prints from now on. */
+  readonly onOutput: Event<string> = this.watchers.event;
 
-  /** Returns the unsubscribe. */
-  add(listener: (data: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
+  /** The job has ended: its watchers are let go of. */
   clear(): void {
-    this.listeners.clear();
+    this.watchers.dispose();
   }
 
   event(e: JobEvent): void {
-    if (e.kind === 'output') for (const l of this.listeners) l(e.data);
+    if (e.kind === 'output' && this.watchers.hasListeners) this.watchers.fire(e.data);
   }
 }

@@ -176,7 +176,8 @@ export class LiveJob {
 
   /** Everything the job prints from now on (attach); returns the unsubscribe. */
   watchOutput(listener: (data: string) => void): () => void {
-    return this.core.watchers.add(listener);
+    const sub = this.core.watchers.onOutput(listener);
+    return () => void sub.dispose();
   }
 
   /** A person's acts (person-acts.ts): answer, continue, send, key. */
