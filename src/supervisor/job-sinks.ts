@@ -11,12 +11,14 @@ import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { UnansweredWatch } from '../core/unanswered.js';
 import type { JobRecording } from '../record/job-recording.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import type { EvidenceLog } from './evidence.js';
 import type { RecordedInput } from './job-input.js';
 import type { JobOptions } from './job-spec.js';
 import { Emitter, type Event } from '../util/event.js';
 import { plain, type Logger } from './logger.js';
 import type { JobSummary } from './summary.js';
+import type { JobWarning } from './tree-agent.js';
 
 export type JobEvent =
   /**
@@ -33,7 +35,15 @@ export type JobEvent =
   /** The child's exit status, before the watchdog hears of it (the recording's last marker). */
   | { readonly kind: 'exit'; readonly t: number; readonly code: number }
   /** The done reason is known: the summary's final write, in the same tick as the board's done. */
-  | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined };
+  | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined }
+  /** What a person should know though nothing is blocked (a wrapped agent with no transcript). */
+  | { readonly kind: 'warning'; readonly warning: JobWarning }
+  /** The agent's version held against the rules' `checked:` versions (a hint, after the start). */
+  | { readonly kind: 'coverage'; readonly coverage: RulesCoverage }
+  /** A file of the job could not be written (a full disk): once per file; the job goes on, that file stops. */
+  | { readonly kind: 'disk'; readonly file: string; readonly error: Error }
+  /** What the owner should hear of though the job goes on (a release that failed at teardown). */
+  | { readonly kind: 'problem'; readonly message: string };
 
 export interface JobSink {
   /** What a report of its failure calls it. */
@@ -160,14 +170,18 @@ export function unansweredSink(watch: UnansweredWatch): JobSink {
   };
 }
 
-/** The owner's callbacks (`run`'s report, a test's probe), in the order the events came. */
-export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput'>): JobSink {
+/** The owner's callbacks (`run`'s report, a test's probe, the daemon's disk), in the order the events came. */
+export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput' | 'onWarning' | 'onCoverage' | 'onDiskProblem' | 'onProblem'>): JobSink {
   return {
     name: 'owner callbacks',
     event(e) {
       if (e.kind === 'transition') opts.onTransition?.(e.transition);
       else if (e.kind === 'action') opts.onAction?.(e.action);
       else if (e.kind === 'output') opts.onOutput?.(e.data);
+      else if (e.kind === 'warning') opts.onWarning?.(e.warning);
+      else if (e.kind === 'coverage') opts.onCoverage?.(e.coverage);
+      else if (e.kind === 'disk') opts.onDiskProblem?.(e.file, e.error);
+      else if (e.kind === 'problem') opts.onProblem?.(e.message);
     },
   };
 }

@@ -83,3 +83,27 @@ describe('a sink that throws', () => {
     expect(logged.some((l) => l.sink === 'pages' && l.msg.startsWith('a sink failed'))).toBe(true);
   });
 });
+
+describe("a job's news as events", () => {
+  it('a file the job cannot write reaches the sinks as a disk event, once, and the owner\'s onDiskProblem still hears it', async () => {
+    const bundle = fixedBundle(await loadBundle(RULES_DIR, null));
+    const paths = { ...createJobDir(tmp, 'j-disk'), summary: join(tmp, 'no-such-dir', 'summary.json') };
+    const seen: string[] = [];
+    const told: string[] = [];
+    const job = await LiveJob.start(
+      { command: 'sh', args: ['-c', 'printf "a\\n"; sleep 0.2; printf "b\\n"'], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
+      {
+        paths,
+        bundle,
+        config: DEFAULT_WATCHDOG,
+        sinks: [{ event: (e) => e.kind === 'disk' && seen.push(`${e.file}: ${e.error.message}`) }],
+        onDiskProblem: (file) => told.push(file),
+      },
+    );
+    expect((await job.finished).exitCode).toBe(0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/^summary\.json: ENOENT/);
+    expect(told).toEqual(['summary.json']);
+  });
+});
+

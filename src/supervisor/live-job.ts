@@ -227,7 +227,7 @@ export class LiveJob {
     await this.core.feed.settled();
     this.exitInfo = e;
     this.core.watchers.clear();
-    await this.store.dispose().catch((err: unknown) => this.opts.onProblem?.(`job ${this.id} teardown: ${describeError(err)}`));
+    await this.store.dispose().catch((err: unknown) => this.core.emit({ kind: 'problem', message: `job ${this.id} teardown: ${describeError(err)}` }));
   }
 
   /** The exit in the recording, the done state, the summary and the resume card; nothing when the job never started. */
