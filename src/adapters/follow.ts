@@ -13,7 +13,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AgentEvent } from '../core/agent-events.js';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
+import { HELD } from '../events/event-file.js';
 import { LineTail } from '../events/line-tail.js';
+import { Emitter } from '../util/event.js';
+import type { Disposable } from '../util/lifecycle.js';
 import type { AgentAdapter, AgentJob, ParseResult } from './types.js';
 
 export interface FollowOptions {
@@ -48,13 +51,11 @@ export interface ReadPosition {
 }
 
 export class TranscriptFollower implements ToolEventSource {
-  private readonly agentListeners: Array<(e: AgentEvent) => void> = [];
-  private readonly toolListeners: Array<(e: ToolEvent) => void> = [];
-  private readonly problemListeners: Array<(m: string) => void> = [];
-  /** Held until the first listener of each kind arrives. */
-  private readonly queuedAgent: AgentEvent[] = [];
-  private readonly queuedTool: ToolEvent[] = [];
-  private readonly queuedProblems: string[] = [];
+  /** Each held until its first listener arrives. */
+  private readonly agentEvents = new Emitter<AgentEvent>({ buffer: HELD, onListenerError: (err) => this.listenerFailed(err) });
+  private readonly toolEvents = new Emitter<ToolEvent>({ buffer: HELD, onListenerError: (err) => this.listenerFailed(err) });
+  // A failing problem reporter has nowhere left to report to.
+  private readonly problems = new Emitter<string>({ buffer: HELD, onListenerError: () => undefined });
   private tail: LineTail | undefined;
   private state: unknown;
   private file: string | null = null;
@@ -95,20 +96,17 @@ export class TranscriptFollower implements ToolEventSource {
     return this.file === null ? null : { path: this.file, lines: this.linesRead, lastEvent: this.lastEvent };
   }
 
-  onAgentEvent(listener: (event: AgentEvent) => void): void {
-    this.agentListeners.push(listener);
-    for (const e of this.queuedAgent.splice(0)) this.call(listener, e);
+  onAgentEvent(listener: (event: AgentEvent) => void): Disposable {
+    return this.agentEvents.event(listener);
   }
 
   /** Tool starts and finishes (ToolEventSource): ids are the tool-call events' ids, so they pair. */
-  onEvent(listener: (event: ToolEvent) => void): void {
-    this.toolListeners.push(listener);
-    for (const e of this.queuedTool.splice(0)) this.call(listener, e);
+  onEvent(listener: (event: ToolEvent) => void): Disposable {
+    return this.toolEvents.event(listener);
   }
 
-  onProblem(listener: (message: string) => void): void {
-    this.problemListeners.push(listener);
-    for (const m of this.queuedProblems.splice(0)) safeCall(listener, m);
+  onProblem(listener: (message: string) => void): Disposable {
+    return this.problems.event(listener);
   }
 
   /** Stops looking, reads what the file holds now (complete lines), then stops following. */
@@ -207,28 +205,17 @@ export class TranscriptFollower implements ToolEventSource {
     this.lastEvent = e.id;
     if (this.oldTurnTail && e.kind !== 'turn-start') return;
     this.oldTurnTail = false;
-    this.fanOut(this.agentListeners, this.queuedAgent, e);
-    if (e.kind === 'tool-call') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'start', name: e.tool, id: e.id });
-    if (e.kind === 'tool-result') this.fanOut(this.toolListeners, this.queuedTool, { phase: 'finish', name: e.tool, id: e.callId, ok: e.ok });
+    this.agentEvents.fire(e);
+    if (e.kind === 'tool-call') this.toolEvents.fire({ phase: 'start', name: e.tool, id: e.id });
+    if (e.kind === 'tool-result') this.toolEvents.fire({ phase: 'finish', name: e.tool, id: e.callId, ok: e.ok });
   }
 
-  private fanOut<T>(listeners: Array<(e: T) => void>, queue: T[], e: T): void {
-    if (listeners.length === 0) queue.push(e);
-    for (const l of listeners) this.call(l, e);
-  }
-
-  private call<T>(listener: (e: T) => void, e: T): void {
-    try {
-      listener(e);
-    } catch (err) {
-      this.problem(`${this.file ?? this.adapter.kind}: event listener failed: ${errText(err)}`);
-    }
+  private listenerFailed(err: unknown): void {
+    this.problem(`${this.file ?? this.adapter.kind}: event listener failed: ${errText(err)}`);
   }
 
   private problem(message: string): void {
-    if (this.closed) return;
-    if (this.problemListeners.length === 0) this.queuedProblems.push(message);
-    for (const l of this.problemListeners) safeCall(l, message);
+    if (!this.closed) this.problems.fire(message);
   }
 
   /** A pause that close() cuts short. */
@@ -248,14 +235,6 @@ export class TranscriptFollower implements ToolEventSource {
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then((st) => st.isFile(), () => false);
-}
-
-function safeCall(listener: (m: string) => void, message: string): void {
-  try {
-    listener(message);
-  } catch {
-    // A failing problem reporter has nowhere left to report to.
-  }
 }
 
 function errText(e: unknown): string {

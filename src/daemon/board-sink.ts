@@ -18,6 +18,7 @@ export interface BoardSinkDeps {
 }
 
 export class BoardSink implements JobSink {
+  readonly name = 'board';
   private lastActivityWrite = 0;
 
   constructor(

@@ -90,7 +90,6 @@ export class DaemonJob implements JobHandle {
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
         lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec, resume !== undefined),
-        onWarning: (w) => job.guarded('warning page', () => job.pages.pageWarning(w)),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),

@@ -1,7 +1,8 @@
 /**
  * A board job's pages, as a sink of its events: one page per blocked
  * episode (an escalation), a budget page when a stop trips, a failure page
- * when it ends badly on its own; the episode's pages resolved when it ends.
+ * when it ends badly on its own, a page for a warning; the episode's pages
+ * resolved when it ends. A page that throws is the sink list's to report.
  */
 import type { Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
@@ -27,6 +28,7 @@ export interface PageSinkDeps {
 }
 
 export class PageSink implements JobSink {
+  readonly name = 'pages';
   private episode = 0;
   /** The page key of the block a person was paged for, while it lasts (what a page's Decline must still match). */
   private pagedBlock: string | null = null;
@@ -54,6 +56,7 @@ export class PageSink implements JobSink {
   event(e: JobEvent): void {
     if (e.kind === 'transition') this.transition(e.transition);
     else if (e.kind === 'action') this.action(e.action);
+    else if (e.kind === 'warning') this.pageWarning(e.warning);
   }
 
   private get id(): string {
@@ -119,7 +122,7 @@ export class PageSink implements JobSink {
   }
 
   /** Once per job: a warning blocks nothing, so it is no episode and not urgent. */
-  pageWarning(w: JobWarning): void {
+  private pageWarning(w: JobWarning): void {
     this.deps.pager.page({ ...this.pageBase(), key: `${this.id}:${w.code}`, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.deps.redact);
   }
 

@@ -17,7 +17,12 @@
  */
 import { open as openFile } from 'node:fs/promises';
 import type { ToolEvent, ToolEventSource } from '../core/tool-events.js';
+import { Emitter } from '../util/event.js';
+import type { Disposable } from '../util/lifecycle.js';
 import { LineTail } from './line-tail.js';
+
+/** What a source holds for a listener that has not come yet; a fresh per-job file stays far below it. */
+export const HELD = 100_000;
 
 export function parseEventLine(line: string): ToolEvent | { error: string } {
   let v: unknown;
@@ -71,11 +76,13 @@ export interface EventFileOptions {
 
 /** The event file followed by a LineTail (see line-tail.ts), each line parsed by parseEventLine. */
 export class EventFileSource implements ToolEventSource {
-  private readonly eventListeners: Array<(e: ToolEvent) => void> = [];
-  private readonly problemListeners: Array<(m: string) => void> = [];
   /** Held until the first listener arrives: open() already read the file. */
-  private readonly queuedEvents: ToolEvent[] = [];
-  private readonly queuedProblems: string[] = [];
+  private readonly events = new Emitter<ToolEvent>({
+    buffer: HELD,
+    onListenerError: (err, e) => this.problem(`${this.path}: event listener failed on ${e.phase} ${e.name}: ${errText(err)}`),
+  });
+  // A failing problem reporter has nowhere left to report to.
+  private readonly problems = new Emitter<string>({ buffer: HELD, onListenerError: () => undefined });
   private tail: LineTail | undefined;
   private closing: Promise<void> | undefined;
   private closed = false;
@@ -99,14 +106,12 @@ export class EventFileSource implements ToolEventSource {
     return source;
   }
 
-  onEvent(listener: (event: ToolEvent) => void): void {
-    this.eventListeners.push(listener);
-    for (const e of this.queuedEvents.splice(0)) this.deliver(listener, e);
+  onEvent(listener: (event: ToolEvent) => void): Disposable {
+    return this.events.event(listener);
   }
 
-  onProblem(listener: (message: string) => void): void {
-    this.problemListeners.push(listener);
-    for (const m of this.queuedProblems.splice(0)) safeCall(listener, m);
+  onProblem(listener: (message: string) => void): Disposable {
+    return this.problems.event(listener);
   }
 
   /** Stops watching after reading what is already in the file (an unterminated last line included). */
@@ -126,31 +131,11 @@ export class EventFileSource implements ToolEventSource {
   }
 
   private event(e: ToolEvent): void {
-    if (this.closed) return;
-    if (this.eventListeners.length === 0) this.queuedEvents.push(e);
-    for (const l of this.eventListeners) this.deliver(l, e);
-  }
-
-  private deliver(listener: (e: ToolEvent) => void, e: ToolEvent): void {
-    try {
-      listener(e);
-    } catch (err) {
-      this.problem(`${this.path}: event listener failed on ${e.phase} ${e.name}: ${errText(err)}`);
-    }
+    if (!this.closed) this.events.fire(e);
   }
 
   private problem(message: string): void {
-    if (this.closed) return;
-    if (this.problemListeners.length === 0) this.queuedProblems.push(message);
-    for (const l of this.problemListeners) safeCall(l, message);
-  }
-}
-
-function safeCall(listener: (m: string) => void, message: string): void {
-  try {
-    listener(message);
-  } catch {
-    // A failing problem reporter has nowhere left to report to.
+    if (!this.closed) this.problems.fire(message);
   }
 }
 

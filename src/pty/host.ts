@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { keepLastWords } from './last-words.js';
 import { InputError } from '../util/errors.js';
+import { Emitter } from '../util/event.js';
 import { keySequence } from './keys.js';
 import { OutputFan, type OutputChunk } from './utf8-stream.js';
 import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
@@ -69,7 +70,7 @@ export abstract class LocalPty implements PtyPort {
 
 /** One child process on its own pseudo-terminal. */
 export class PtyHost extends LocalPty {
-  private readonly exitListeners = new Set<(e: PtyExit) => void>();
+  private readonly exitEmitter = new Emitter<PtyExit>();
   private disposed = false;
   /**
    * Resolves once the child has exited and its output was delivered (all of
@@ -89,7 +90,7 @@ export class PtyHost extends LocalPty {
         this.output.end();
         const info: PtyExit = { exitCode, signal: signalName(signal) };
         this.exitInfo = info;
-        for (const cb of this.exitListeners) cb(info);
+        this.exitEmitter.fire(info);
         resolve(info);
       });
     });
@@ -126,8 +127,7 @@ export class PtyHost extends LocalPty {
       queueMicrotask(() => cb(info));
       return { dispose: () => undefined };
     }
-    this.exitListeners.add(cb);
-    return { dispose: () => this.exitListeners.delete(cb) };
+    return this.exitEmitter.event(cb);
   }
 
   /**
@@ -180,7 +180,7 @@ export class PtyHost extends LocalPty {
     if (this.disposed) return;
     this.disposed = true;
     this.output.clear();
-    this.exitListeners.clear();
+    this.exitEmitter.dispose();
     if (this.exitInfo === undefined) {
       this.pty.kill('SIGHUP');
       (this.pty as IPty & { destroy?: () => void }).destroy?.();

@@ -7,6 +7,7 @@
  * (its RSS grew 64 MB and more).
  */
 import { StringDecoder } from 'node:string_decoder';
+import { Emitter, type Event } from '../util/event.js';
 
 export interface OutputChunk {
   readonly bytes: Buffer;
@@ -90,25 +91,17 @@ function skipContinuation(bytes: Buffer): Buffer {
  * or a chunk listener first asks, however many read it.
  */
 export class OutputFan {
-  private readonly chunkListeners = new Set<(chunk: OutputChunk) => void>();
-  private readonly textListeners = new Set<(data: string) => void>();
+  private readonly chunks = new Emitter<OutputChunk>();
+  private readonly texts = new Emitter<string>();
   private readonly stream = new Utf8Stream();
-
-  onOutput(cb: (chunk: OutputChunk) => void): { dispose(): void } {
-    this.chunkListeners.add(cb);
-    return { dispose: () => this.chunkListeners.delete(cb) };
-  }
-
-  onText(cb: (data: string) => void): { dispose(): void } {
-    this.textListeners.add(cb);
-    return { dispose: () => this.textListeners.delete(cb) };
-  }
+  readonly onOutput: Event<OutputChunk> = this.chunks.event;
+  readonly onText: Event<string> = this.texts.event;
 
   push(bytes: Buffer): void {
     if (bytes.length === 0) return;
     const c = this.stream.chunk(bytes);
-    for (const cb of this.chunkListeners) cb(c);
-    if (this.textListeners.size === 0) return;
+    this.chunks.fire(c);
+    if (!this.texts.hasListeners) return;
     this.emitText(c.text());
   }
 
@@ -122,17 +115,17 @@ export class OutputFan {
     const rest = this.stream.end();
     if (rest === '') return;
     const last: OutputChunk = { bytes: Buffer.alloc(0), text: () => rest };
-    for (const cb of this.chunkListeners) cb(last);
+    this.chunks.fire(last);
     this.emitText(rest);
   }
 
+  /** The terminal is let go of: its listeners are too. */
   clear(): void {
-    this.chunkListeners.clear();
-    this.textListeners.clear();
+    this.chunks.dispose();
+    this.texts.dispose();
   }
 
   private emitText(text: string): void {
-    if (text === '') return;
-    for (const cb of this.textListeners) cb(text);
+    if (text !== '') this.texts.fire(text);
   }
 }

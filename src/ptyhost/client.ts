@@ -5,6 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
+import { Emitter } from '../util/event.js';
+import type { Disposable } from '../util/lifecycle.js';
 import { dialHost, type ConnectOptions, type Reader } from './dial.js';
 import { FRAME, FrameDecoder, jsonFrame, parseJson, parseOutput, type AttachResult, type ErrorBody, type Frame, type Hello, type JobExit, type JobInfo, type NoteArgs, type RecordingProblem, type Requests, type SpawnArgs } from './protocol.js';
 
@@ -43,7 +45,7 @@ export class PtyHostClient {
   private readonly decoder = new FrameDecoder();
   private readonly pending = new Map<number, Pending>();
   private readonly attached = new Map<string, { onData: OnData; onExit: OnExit; onProblem?: OnProblem }>();
-  private readonly closeListeners = new Set<(e: Error) => void>();
+  private readonly closes = new Emitter<Error>();
   private nextId = 1;
   private closedWith: Error | undefined;
 
@@ -128,8 +130,8 @@ export class PtyHostClient {
   }
 
   /** Told once when the connection ends (the host died or close() was called). */
-  onClose(cb: (e: Error) => void): void {
-    this.closeListeners.add(cb);
+  onClose(cb: (e: Error) => void): Disposable {
+    return this.closes.event(cb);
   }
 
   close(): void {
@@ -188,6 +190,6 @@ export class PtyHostClient {
     this.closedWith = e;
     for (const p of this.pending.values()) p.reject(new Error(`${p.op} got no answer: ${e.message}`));
     this.pending.clear();
-    for (const cb of this.closeListeners) cb(e);
+    this.closes.fire(e);
   }
 }

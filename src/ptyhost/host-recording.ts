@@ -5,6 +5,7 @@
  * puts them in order with the output. Times are the host's.
  */
 import type { JobRecording } from '../record/job-recording.js';
+import type { Disposable } from '../pty/pty-port.js';
 import type { HostedPty } from './hosted-pty.js';
 
 export class HostRecording implements JobRecording {
@@ -28,8 +29,8 @@ export class HostRecording implements JobRecording {
     if (!this.off) this.pty.note('m', label);
   }
 
-  onProblem(cb: (e: Error) => void): void {
-    this.pty.onRecordingProblem(cb);
+  onProblem(cb: (e: Error) => void): Disposable {
+    return this.pty.onRecordingProblem(cb);
   }
 
   suspend(_t: number, why: string): void {

@@ -7,6 +7,7 @@
 import { checkSignal, checkSize, sendKeysPaced, sendTextPaced, type PtySpawnOptions } from '../pty/host.js';
 import type { Disposable, PtyPort, SendTextOptions } from '../pty/pty-port.js';
 import { OutputFan, type OutputChunk } from '../pty/utf8-stream.js';
+import { Emitter } from '../util/event.js';
 import type { PtyHostClient } from './client.js';
 import type { AttachResult, JobExit, SpawnArgs } from './protocol.js';
 
@@ -27,7 +28,7 @@ export interface LostExit extends JobExit {
 
 export class HostedPty implements PtyPort {
   private readonly output = new OutputFan();
-  private readonly problemListeners = new Set<(e: Error) => void>();
+  private readonly problems = new Emitter<Error>();
   private lastProblem: Error | undefined;
   /**
    * The host replays a job's buffer before it answers attach, so output
@@ -106,15 +107,16 @@ export class HostedPty implements PtyPort {
   }
 
   /** The host could not write the job's recording (a full disk): an Error with the errno code. Told of one that came before, too. */
-  onRecordingProblem(cb: (e: Error) => void): void {
-    this.problemListeners.add(cb);
+  onRecordingProblem(cb: (e: Error) => void): Disposable {
+    const sub = this.problems.event(cb);
     if (this.lastProblem) cb(this.lastProblem);
+    return sub;
   }
 
   private problem(p: { message: string; code: string | null }): void {
     const e = Object.assign(new Error(`the PTY host could not write the recording: ${p.message}`), { code: p.code ?? undefined });
     this.lastProblem = e;
-    for (const cb of this.problemListeners) cb(e);
+    this.problems.fire(e);
   }
 
   /** An event of ours (input, a marker) in the recording the host writes; `stop` ends that recording. */

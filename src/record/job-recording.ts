@@ -4,6 +4,8 @@
  * and exit on its own and takes the supervisor's input and markers over its
  * socket (../ptyhost/host-recording.ts).
  */
+import type { Disposable } from '../util/lifecycle.js';
+
 export interface JobRecording {
   /** Absent where the output is recorded elsewhere (the PTY host): its text is then never decoded for this. */
   output?(tMs: number, data: string): void;
@@ -15,5 +17,5 @@ export interface JobRecording {
   suspend(tMs: number, why: string): void;
   close(): void;
   /** A recording written elsewhere (the PTY host) says here when it could not be written. */
-  onProblem?(cb: (e: Error) => void): void;
+  onProblem?(cb: (e: Error) => void): Disposable;
 }

@@ -7,6 +7,7 @@
  */
 import { watch, type FSWatcher } from 'chokidar';
 import { describeError } from '../util/errors.js';
+import { Emitter } from '../util/event.js';
 import { toDisposable, type Disposable } from '../util/lifecycle.js';
 import { loadBundle, type RuleBundle } from './bundle.js';
 
@@ -30,7 +31,7 @@ export class LiveBundle implements BundleSource, Disposable {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private generation = 0;
-  private readonly listeners = new Set<(b: RuleBundle) => void>();
+  private readonly reloaded = new Emitter<RuleBundle>();
 
   private constructor(
     private bundle: RuleBundle,
@@ -52,13 +53,12 @@ export class LiveBundle implements BundleSource, Disposable {
   }
 
   subscribe(listener: (bundle: RuleBundle) => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => void this.listeners.delete(listener));
+    return this.reloaded.event(listener);
   }
 
   async dispose(): Promise<void> {
     clearTimeout(this.timer);
-    this.listeners.clear();
+    this.reloaded.dispose();
     await this.watcher?.close();
   }
 
@@ -84,7 +84,7 @@ export class LiveBundle implements BundleSource, Disposable {
       if (gen !== this.generation) return;
       this.bundle = bundle;
       this.events.applied?.(bundle);
-      for (const l of this.listeners) l(bundle);
+      this.reloaded.fire(bundle);
     } catch (e) {
       if (gen === this.generation) this.events.rejected?.(describeError(e));
     }

@@ -13,6 +13,7 @@ import type { RulesCoverage } from '../rules/coverage.js';
 import type { DisposableStore } from '../util/lifecycle.js';
 import { JobAgent, type AgentHost } from './job-agent.js';
 import { jobCoverage } from './job-coverage.js';
+import type { JobEvent } from './job-sinks.js';
 import type { JobOptions, JobSpec } from './job-spec.js';
 import type { Logger } from './logger.js';
 import { TreeAgent, type JobWarning } from './tree-agent.js';
@@ -29,6 +30,8 @@ export interface AgentSideHost {
   readonly store: DisposableStore;
   readonly log: Logger;
   readonly acts: AgentActs;
+  /** The job's warnings and coverage go to its sinks (job-sinks.ts). */
+  readonly emit: (e: JobEvent) => void;
 }
 
 export class AgentSide {
@@ -66,7 +69,7 @@ export class AgentSide {
         return this.current !== undefined;
       },
       log: (level, msg, fields) => log[level](fields ?? {}, msg),
-      warn: (w) => opts.onWarning?.(w),
+      warn: (warning) => this.host.emit({ kind: 'warning', warning }),
     });
     store.add(() => tree.dispose());
     this.tree = tree;
@@ -114,6 +117,6 @@ export class AgentSide {
     this.coverage = c;
     if (c.covered === false) log.warn({ rules_coverage: c }, c.note);
     else log.info({ rules_coverage: c }, c.note);
-    opts.onCoverage?.(c);
+    this.host.emit({ kind: 'coverage', coverage: c });
   }
 }

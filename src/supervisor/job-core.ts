@@ -10,6 +10,8 @@ import { Watchdog, type ResumePoint } from '../core/watchdog.js';
 import { Responder } from '../responder/responder.js';
 import type { RuleBundle } from '../rules/bundle.js';
 import type { DisposableStore } from '../util/lifecycle.js';
+import { describeError } from '../util/errors.js';
+import { Emitter } from '../util/event.js';
 import { RecordedInput } from './job-input.js';
 import { PersonActs } from './person-acts.js';
 import type { PtyPort } from '../pty/pty-port.js';
@@ -56,14 +58,20 @@ export class JobCore {
   private readonly evidence: EvidenceLog;
   readonly watchers = new sink.OutputWatchers();
   readonly prompt = new sink.BlockedPromptSink();
-  /** Every event of the job goes through here to its records and its owner (job-sinks.ts). */
-  private readonly sinks: sink.JobSinks;
+  /**
+   * Every event of the job goes through here to its records and its owner
+   * (job-sinks.ts); held until the sinks exist (a disk problem with the
+   * recording's header comes before they do).
+   */
+  private readonly events = new Emitter<sink.JobEvent>({ buffer: EARLY_EVENTS });
   readonly agents: AgentSide;
   private readonly responder: Responder;
   private readonly sources: SourceHost;
   readonly person: PersonActs;
   readonly unanswered: UnansweredDecline;
   private readonly diskProblems = new Set<string>();
+  /** Sink and event kind of each failure already reported: a sink that throws on every byte is said once. */
+  private readonly sinkFailures = new Set<string>();
   /** Adopted after a restart: the output it printed before, to rebuild the screen from. */
   private readonly replay: Buffer | undefined;
 
@@ -88,6 +96,7 @@ export class JobCore {
     const { log, cast, evidence, summary } = openRecords(spec, opts, start, store, (file, e) => this.diskProblem(file, e), opened.recording);
     this.log = log;
     this.cast = cast;
+    // Not released with the store: the host may report the last words' write after the store let go; it goes with the HostedPty.
     cast.onProblem?.((e) => this.diskProblem('recording.cast', e));
     this.evidence = evidence;
     this.typed = new RecordedInput(pty, this.cast, this.clock);
@@ -102,13 +111,14 @@ export class JobCore {
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = this.personActs();
     this.unanswered = this.unansweredDecline();
-    this.sinks = this.jobSinks(summary);
+    const sinks = this.jobSinks(summary);
+    this.events.event((e) => sinks.emit(e));
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => host.finalRecords());
     // A quiet job's tree is read seldom (ProcSampler): a deadline's decision gets a fresh reading.
     this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock, () => this.procs.fresh());
     store.add(() => this.timer.stop());
-    this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs() });
+    this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs(), emit: (e) => this.emit(e) });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
     this.promptSampler = new PromptSampler(this.procs, () => pty.running);
     store.register(opts.bundle.subscribe((b) => this.applyBundle(b)));
@@ -162,8 +172,18 @@ export class JobCore {
       sink.callbackSink(this.opts),
       this.watchers,
       // Last: what the output means (the watchdog, the screen) comes after it is recorded and seen.
-      { event: (e) => e.kind === 'output' && e.bytes.length > 0 && this.supervise(e.bytes) },
-    ]);
+      { name: 'supervision', event: (e) => e.kind === 'output' && e.bytes.length > 0 && this.supervise(e.bytes) },
+    ], (err, e, name) => this.sinkFailed(err, e, name));
+  }
+
+  private sinkFailed(err: unknown, e: sink.JobEvent, name: string): void {
+    const key = `${name}\n${e.kind}`;
+    if (this.sinkFailures.has(key)) return;
+    this.sinkFailures.add(key);
+    const why = describeError(err);
+    this.log.error({ sink: name, event: e.kind, err: why }, 'a sink failed; the job goes on without it for this event');
+    // Straight to the owner, not through the sinks: one of them is what failed.
+    this.opts.onProblem?.(`job ${this.opts.paths.id}: the ${name} sink failed on ${e.kind} (${why}); the job goes on`);
   }
 
   /** What the job's agent may do to it (job-agent.ts). */
@@ -231,7 +251,7 @@ export class JobCore {
   private diskProblem(file: string, e: Error): void {
     if (this.diskProblems.has(file)) return;
     this.diskProblems.add(file);
-    this.opts.onDiskProblem?.(file, e);
+    this.emit({ kind: 'disk', file, error: e });
   }
 
   private applyBundle(b: RuleBundle): void {
@@ -241,7 +261,7 @@ export class JobCore {
   }
 
   emit(e: sink.JobEvent): void {
-    this.sinks.emit(e);
+    this.events.fire(e);
   }
 
   private marker(label: string): void {
@@ -268,3 +288,6 @@ export class JobCore {
 }
 
 const iso = (t: number) => new Date(t).toISOString();
+
+/** Events before the sinks exist are the disk problems of the files they write: a handful at most. */
+const EARLY_EVENTS = 64;

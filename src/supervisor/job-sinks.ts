@@ -4,17 +4,21 @@
  * session outputs: one event type, fanned out by one loop to a list of
  * sinks. The list's order is the ordering guarantee: the evidence record
  * is written before an answer's keys go, and the keys sink sends nothing
- * when that write failed.
+ * when that write failed. A sink that throws is reported and passed over,
+ * as asciinema drops a failing output: the other sinks and the job go on.
  */
 import type { Reason, Transition } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { UnansweredWatch } from '../core/unanswered.js';
 import type { JobRecording } from '../record/job-recording.js';
+import type { RulesCoverage } from '../rules/coverage.js';
 import type { EvidenceLog } from './evidence.js';
 import type { RecordedInput } from './job-input.js';
 import type { JobOptions } from './job-spec.js';
+import { Emitter, type Event } from '../util/event.js';
 import { plain, type Logger } from './logger.js';
 import type { JobSummary } from './summary.js';
+import type { JobWarning } from './tree-agent.js';
 
 export type JobEvent =
   /**
@@ -31,18 +35,53 @@ export type JobEvent =
   /** The child's exit status, before the watchdog hears of it (the recording's last marker). */
   | { readonly kind: 'exit'; readonly t: number; readonly code: number }
   /** The done reason is known: the summary's final write, in the same tick as the board's done. */
-  | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined };
+  | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined }
+  /** What a person should know though nothing is blocked (a wrapped agent with no transcript). */
+  | { readonly kind: 'warning'; readonly warning: JobWarning }
+  /** The agent's version held against the rules' `checked:` versions (a hint, after the start). */
+  | { readonly kind: 'coverage'; readonly coverage: RulesCoverage }
+  /** A file of the job could not be written (a full disk): once per file; the job goes on, that file stops. */
+  | { readonly kind: 'disk'; readonly file: string; readonly error: Error }
+  /** What the owner should hear of though the job goes on (a release that failed at teardown). */
+  | { readonly kind: 'problem'; readonly message: string };
 
 export interface JobSink {
+  /** What a report of its failure calls it. */
+  readonly name?: string;
   event(e: JobEvent): void;
 }
 
-/** The one loop: every event reaches every sink, in list order, synchronously. */
+/** A sink threw on an event; `sink` is its name, or its place in the list. */
+export type SinkFailure = (error: unknown, e: JobEvent, sink: string) => void;
+
+/**
+ * The one loop: every event reaches every sink, in list order,
+ * synchronously; a sink that throws is told to `failed`, never to whoever
+ * emitted (a PTY callback, the screen feed's promise chain).
+ */
 export class JobSinks {
-  constructor(private readonly list: readonly JobSink[]) {}
+  constructor(
+    private readonly list: readonly JobSink[],
+    private readonly failed: SinkFailure,
+  ) {}
 
   emit(e: JobEvent): void {
-    for (const sink of this.list) sink.event(e);
+    for (let i = 0; i < this.list.length; i++) {
+      const sink = this.list[i]!;
+      try {
+        sink.event(e);
+      } catch (error) {
+        this.report(error, e, sink.name ?? `#${i + 1}`);
+      }
+    }
+  }
+
+  private report(error: unknown, e: JobEvent, sink: string): void {
+    try {
+      this.failed(error, e, sink);
+    } catch {
+      // A failing report has nowhere left to go; the event still goes on to the next sink.
+    }
   }
 }
 
@@ -50,6 +89,7 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export function recordingSink(cast: JobRecording): JobSink {
   return {
+    name: 'recording',
     event(e) {
       // ?.: no text is decoded for a recording that does not take it.
       if (e.kind === 'output') cast.output?.(e.t, e.data);
@@ -62,6 +102,7 @@ export function recordingSink(cast: JobRecording): JobSink {
 
 export function logSink(log: Logger): JobSink {
   return {
+    name: 'log',
     event(e) {
       if (e.kind === 'transition') {
         const t = e.transition;
@@ -74,12 +115,21 @@ export function logSink(log: Logger): JobSink {
   };
 }
 
-/** Synchronous appends: the record exists before the next sink (the answer's keys) runs. */
+/**
+ * Synchronous appends: the record exists before the next sink (the answer's
+ * keys) runs. One that throws wrote no record, so it counts as a failed write.
+ */
 export function evidenceSink(evidence: EvidenceLog): JobSink {
   return {
+    name: 'evidence',
     event(e) {
-      if (e.kind === 'transition') evidence.transition(e.transition, iso);
-      else if (e.kind === 'action') evidence.action(e.action, iso);
+      try {
+        if (e.kind === 'transition') evidence.transition(e.transition, iso);
+        else if (e.kind === 'action') evidence.action(e.action, iso);
+      } catch (err) {
+        evidence.ok = false;
+        throw err;
+      }
     },
   };
 }
@@ -91,6 +141,7 @@ export function evidenceSink(evidence: EvidenceLog): JobSink {
  */
 export function answerKeysSink(evidence: EvidenceLog, typed: RecordedInput, log: Logger): JobSink {
   return {
+    name: 'answer keys',
     event(e) {
       if (e.kind !== 'action' || e.action.kind !== 'answer' || !e.action.keys?.length) return;
       if (!evidence.ok) log.error({ rule: e.action.rule }, 'evidence could not be written; the answer is not sent');
@@ -101,6 +152,7 @@ export function answerKeysSink(evidence: EvidenceLog, typed: RecordedInput, log:
 
 export function summarySink(summary: JobSummary): JobSink {
   return {
+    name: 'summary',
     event(e) {
       if (e.kind === 'transition') summary.transition(e.transition);
       else if (e.kind === 'finish') summary.finish(e.reason, e.t, e.screen, e.agent);
@@ -110,6 +162,7 @@ export function summarySink(summary: JobSummary): JobSink {
 
 export function unansweredSink(watch: UnansweredWatch): JobSink {
   return {
+    name: 'on_unanswered',
     event(e) {
       if (e.kind === 'transition') watch.transition(e.transition);
       else if (e.kind === 'action') watch.action(e.action);
@@ -117,19 +170,25 @@ export function unansweredSink(watch: UnansweredWatch): JobSink {
   };
 }
 
-/** The owner's callbacks (`run`'s report, a test's probe), in the order the events came. */
-export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput'>): JobSink {
+/** The owner's callbacks (`run`'s report, a test's probe, the daemon's disk), in the order the events came. */
+export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' | 'onOutput' | 'onWarning' | 'onCoverage' | 'onDiskProblem' | 'onProblem'>): JobSink {
   return {
+    name: 'owner callbacks',
     event(e) {
       if (e.kind === 'transition') opts.onTransition?.(e.transition);
       else if (e.kind === 'action') opts.onAction?.(e.action);
       else if (e.kind === 'output') opts.onOutput?.(e.data);
+      else if (e.kind === 'warning') opts.onWarning?.(e.warning);
+      else if (e.kind === 'coverage') opts.onCoverage?.(e.coverage);
+      else if (e.kind === 'disk') opts.onDiskProblem?.(e.file, e.error);
+      else if (e.kind === 'problem') opts.onProblem?.(e.message);
     },
   };
 }
 
 /** The action the job is blocked on a prompt for, as the watchdog last acted on it (show's prompt). */
 export class BlockedPromptSink implements JobSink {
+  readonly name = 'blocked prompt';
   private action: Action | undefined;
 
   get current(): Action | undefined {
@@ -144,19 +203,17 @@ export class BlockedPromptSink implements JobSink {
 
 /** Whoever watches the job's output live (attach, the web terminal). */
 export class OutputWatchers implements JobSink {
-  private readonly listeners = new Set<(data: string) => void>();
+  readonly name = 'output watchers';
+  private readonly watchers = new Emitter<string>();
+  /** Everything the job prints from now on. */
+  readonly onOutput: Event<string> = this.watchers.event;
 
-  /** Returns the unsubscribe. */
-  add(listener: (data: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
+  /** The job has ended: its watchers are let go of. */
   clear(): void {
-    this.listeners.clear();
+    this.watchers.dispose();
   }
 
   event(e: JobEvent): void {
-    if (e.kind === 'output') for (const l of this.listeners) l(e.data);
+    if (e.kind === 'output' && this.watchers.hasListeners) this.watchers.fire(e.data);
   }
 }

@@ -30,7 +30,7 @@ export interface JobOptions {
   readonly paths: JobPaths;
   /** The rules and policy in force; the job follows its later reloads. */
   readonly bundle: BundleSource;
-  /** A release that failed during teardown (the others still ran). */
+  /** What the owner should hear of though the job goes on: a release that failed during teardown, a sink that threw. */
   readonly onProblem?: (problem: string) => void;
   readonly config: WatchdogConfig;
   readonly procSampleMs?: number;

@@ -1,6 +1,7 @@
 /**
  * LiveJob's start is all or nothing (issue 8.1), with a real PTY: a step
  * that fails after the child was spawned releases everything already taken.
+ * An owner's sink that throws is reported and the job runs to its end.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,3 +49,61 @@ describe('LiveJob.start', () => {
     await until(() => (openFds() <= before ? true : undefined), 5_000, `open fds back to ${before} (now ${openFds()})`);
   });
 });
+
+describe('a sink that throws', () => {
+  it('is reported, the sinks after it still get every event, and the job runs to its exit', async () => {
+    const bundle = fixedBundle(await loadBundle(RULES_DIR, null));
+    const paths = createJobDir(tmp, 'j-sink-throws');
+    const problems: string[] = [];
+    const states: string[] = [];
+    let output = '';
+    const job = await LiveJob.start(
+      { command: 'sh', args: ['-c', 'printf "still here\\n"; exit 3'], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
+      {
+        paths,
+        bundle,
+        config: DEFAULT_WATCHDOG,
+        sinks: [{ name: 'pages', event: () => { throw new Error('pager refused'); } }],
+        onProblem: (p) => problems.push(p),
+        onTransition: (t) => states.push(t.to),
+        onOutput: (d) => (output += d),
+      },
+    );
+    const exit = await job.finished;
+    expect(exit.exitCode).toBe(3);
+    expect(output).toContain('still here');
+    expect(states[0]).toBe('running');
+    expect(states.at(-1)).toBe('done');
+    expect(job.state).toBe('done');
+    // Said once per kind of event, in the job's log and to its owner.
+    expect(problems).toContain('job j-sink-throws: the pages sink failed on transition (pager refused); the job goes on');
+    expect(problems).toContain('job j-sink-throws: the pages sink failed on output (pager refused); the job goes on');
+    expect(problems.filter((p) => p.includes('on transition'))).toHaveLength(1);
+    const logged = readFileSync(paths.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; sink?: string });
+    expect(logged.some((l) => l.sink === 'pages' && l.msg.startsWith('a sink failed'))).toBe(true);
+  });
+});
+
+describe("a job's news as events", () => {
+  it('a file the job cannot write reaches the sinks as a disk event, once, and the owner\'s onDiskProblem still hears it', async () => {
+    const bundle = fixedBundle(await loadBundle(RULES_DIR, null));
+    const paths = { ...createJobDir(tmp, 'j-disk'), summary: join(tmp, 'no-such-dir', 'summary.json') };
+    const seen: string[] = [];
+    const told: string[] = [];
+    const job = await LiveJob.start(
+      { command: 'sh', args: ['-c', 'printf "a\\n"; sleep 0.2; printf "b\\n"'], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
+      {
+        paths,
+        bundle,
+        config: DEFAULT_WATCHDOG,
+        sinks: [{ event: (e) => e.kind === 'disk' && seen.push(`${e.file}: ${e.error.message}`) }],
+        onDiskProblem: (file) => told.push(file),
+      },
+    );
+    expect((await job.finished).exitCode).toBe(0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/^summary\.json: ENOENT/);
+    expect(told).toEqual(['summary.json']);
+  });
+});
+

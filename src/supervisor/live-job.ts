@@ -176,7 +176,8 @@ export class LiveJob {
 
   /** Everything the job prints from now on (attach); returns the unsubscribe. */
   watchOutput(listener: (data: string) => void): () => void {
-    return this.core.watchers.add(listener);
+    const sub = this.core.watchers.onOutput(listener);
+    return () => void sub.dispose();
   }
 
   /** A person's acts (person-acts.ts): answer, continue, send, key. */
@@ -226,7 +227,7 @@ export class LiveJob {
     await this.core.feed.settled();
     this.exitInfo = e;
     this.core.watchers.clear();
-    await this.store.dispose().catch((err: unknown) => this.opts.onProblem?.(`job ${this.id} teardown: ${describeError(err)}`));
+    await this.store.dispose().catch((err: unknown) => this.core.emit({ kind: 'problem', message: `job ${this.id} teardown: ${describeError(err)}` }));
   }
 
   /** The exit in the recording, the done state, the summary and the resume card; nothing when the job never started. */
