@@ -19,7 +19,7 @@ import { WebAuth } from '../web/auth-store.js';
 import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
 import type { Commands } from './command.js';
-import { COMMAND_LIST } from './commands.js';
+import { COMMAND_TABLE } from './commands.js';
 import type { Daemon, DaemonOptions } from './daemon.js';
 import { handlers } from './handlers.js';
 import { hostEvents } from './host-events.js';
@@ -106,7 +106,7 @@ function served(opts: DaemonOptions, paths: DaemonPaths, { store, notify, log, f
   });
   const commands = handlers(() => opening.daemon!);
   // The web view of a fleet host serves the whole fleet; the socket stays this daemon's own.
-  const webCommands = fleet ? new FleetCommands(COMMAND_LIST, () => opening.daemon!, fleet.db, fleet.host) : commands;
+  const webCommands = fleet ? new FleetCommands(COMMAND_TABLE, () => opening.daemon!, fleet.db, fleet.host) : commands;
   const onError = (e: unknown) => log.error({ err: e }, 'request failed');
   const server = new ControlServer(commands, onError);
   const webAuth = new WebAuth(store.db, { auditPath: paths.webAudit, onAuditError: (e) => log.error({ err: e }, 'web audit log not written') });

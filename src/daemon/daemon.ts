@@ -8,6 +8,7 @@
  * daemon-start.ts, how its jobs are started scheduler.ts, how it stops
  * daemon-stop.ts.
  */
+import type { CommandHost } from '../api/host.js';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { WriteBehind, WriteFailure } from '../board/write-behind.js';
@@ -63,7 +64,8 @@ export interface DaemonOptions {
 /** The last outbox flush at shutdown must not hold the exit hostage to a slow notifier. */
 const FINAL_PAGE_MS = 1_000;
 
-export class Daemon {
+/** The one place that builds the parts; handlers see it only as a CommandHost. */
+export class Daemon implements CommandHost {
   readonly paths: DaemonPaths;
   /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
   startup: StartupReport = { notifiers: '', warnings: [] };

@@ -5,19 +5,20 @@
  * the rest (people, tokens, status) stay this daemon's. A job of this host
  * is served here directly, without a round trip through the database.
  */
-import { Commands, type CallContext, type DaemonCommand } from '../daemon/command.js';
-import type { Daemon } from '../daemon/daemon.js';
+import type { CallContext } from '../api/command.js';
+import type { CommandHost } from '../api/host.js';
+import { Commands, type DaemonCommand } from '../daemon/command.js';
 import type { FleetDb } from './db.js';
 import { callFleet, FLEET_COMMANDS } from './route.js';
 
 export class FleetCommands extends Commands {
   constructor(
     list: readonly DaemonCommand[],
-    daemon: () => Daemon,
+    host: () => CommandHost,
     private readonly db: FleetDb,
     private readonly self: string,
   ) {
-    super(list, daemon);
+    super(list, host);
   }
 
   override async run(name: string, args: unknown, ctx: CallContext): Promise<unknown> {
