@@ -1,7 +1,7 @@
 /** `nightshift show JOB [--json]` — state, reason, signals, the current screen, the last evidence. */
 import type { Command } from 'commander';
 import type { OutboxRow } from '../notify/outbox.js';
-import { reasonWithDetail } from '../daemon/reason-text.js';
+import { reasonWithDetail } from '../api/reason-text.js';
 import type { CommandResult } from '../api/commands.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 

@@ -14,7 +14,7 @@ import type { JobHandle } from '../api/job-handle.js';
 import { issuesText } from '../api/protocol.js';
 import type { JobRecord } from '../board/types.js';
 import { InputError } from '../util/errors.js';
-import { reasonText } from './reason-text.js';
+import { reasonText } from '../api/reason-text.js';
 
 /** What the table found for a record's target: the job's record, and its handle for a live target. */
 export type Resolved<T extends Target> = T extends 'job' ? { readonly rec: JobRecord } : T extends { live: string } ? { readonly rec: JobRecord; readonly live: JobHandle } : Record<string, never>;

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { reasonText } from '../daemon/reason-text.js';
+import { reasonText } from '../api/reason-text.js';
 import { redactorFor } from '../notify/secrets.js';
 import { API, authorize, type ApiDeps } from './api.js';
 import type { WebHost } from './types.js';
