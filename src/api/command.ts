@@ -88,6 +88,14 @@ export interface CommandRunner {
   run(name: string, args: unknown, ctx: CallContext): Promise<unknown>;
 }
 
+/** A runner a front end can wrap, answering some commands another way (the fleet's web view) with the same checks. */
+export interface CommandTable extends CommandRunner {
+  /** The arguments as the command's schema reads them; InputError when they or the name are wrong. */
+  parse(name: string, args: unknown): unknown;
+  /** Runs `fn` as the command `name`: the caller's errors pass as they are, anything else is a HandlerError. */
+  guard(name: string, fn: () => unknown): Promise<unknown>;
+}
+
 /** A reply that does not match its command's result schema: a daemon and CLI of different builds, or a handler bug. */
 export class ResultMismatchError extends Error {
   constructor(

@@ -7,7 +7,7 @@
  * `constructor` are unknown commands, not Object.prototype members.
  */
 import type { z } from 'zod';
-import { HandlerError, type CallContext, type CommandRecord, type CommandRunner, type Target } from '../api/command.js';
+import { HandlerError, type CallContext, type CommandRecord, type CommandTable, type Target } from '../api/command.js';
 import type { CommandName, RecordOf } from '../api/commands.js';
 import type { CommandHost } from '../api/host.js';
 import type { JobHandle } from '../api/job-handle.js';
@@ -52,7 +52,7 @@ function resolve(h: CommandHost, target: Target, args: unknown): unknown {
 }
 
 /** The commands bound to one daemon; what a transport calls. */
-export class Commands implements CommandRunner {
+export class Commands implements CommandTable {
   private readonly table: ReadonlyMap<string, DaemonCommand>;
 
   constructor(
@@ -83,8 +83,12 @@ export class Commands implements CommandRunner {
     }
   }
 
+  parse(name: string, args: unknown): unknown {
+    return this.checked(name, args).parsed;
+  }
+
   /** The command and its arguments as its schema reads them; InputError when either is wrong. */
-  protected checked(name: string, args: unknown): { cmd: DaemonCommand; parsed: unknown } {
+  private checked(name: string, args: unknown): { cmd: DaemonCommand; parsed: unknown } {
     const cmd = this.table.get(name);
     if (!cmd) throw new InputError(`unknown command ${JSON.stringify(name)}; known: ${this.names.join(', ')}`);
     const parsed = cmd.args.safeParse(args ?? {});
@@ -93,7 +97,7 @@ export class Commands implements CommandRunner {
   }
 
   /** The caller's errors pass as they are; anything else is this handler's fault. */
-  protected async guard(name: string, fn: () => unknown): Promise<unknown> {
+  async guard(name: string, fn: () => unknown): Promise<unknown> {
     try {
       return await fn();
     } catch (e) {

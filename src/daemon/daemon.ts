@@ -8,6 +8,7 @@
  * daemon-start.ts, how its jobs are started scheduler.ts, how it stops
  * daemon-stop.ts.
  */
+import type { CommandRunner } from '../api/command.js';
 import type { CommandHost } from '../api/host.js';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
@@ -164,7 +165,7 @@ export class Daemon implements CommandHost {
   }
 
   /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
-  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
+  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: CommandRunner, onError: (e: unknown) => void): Promise<void> {
     this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError });
     this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;
   }
