@@ -5,7 +5,7 @@
  * DIR/README.md, one table of every row of every json file in DIR. DIR is
  * bench/results, or bench/results/smoke with --smoke (gitignored), so a
  * smoke run never overwrites real results.
- * Usage: npm run build && node dist/bench/run.js [replay|flood|idle|scale|latency|fleet …] [--smoke] [--out DIR] [--root CHECKOUT]
+ * Usage: npm run build && node dist/bench/run.js [cli|replay|flood|idle|scale|latency|fleet …] [--smoke] [--out DIR] [--root CHECKOUT]
  */
 import path from 'node:path';
 import { machineInfo, readCaseFiles, repoRoot, textTable, writeCaseFile, writeTable, type CaseFile } from './lib/results.js';
@@ -14,6 +14,7 @@ import { CASES, type BenchCase, type CaseName } from './lib/types.js';
 export { CASES, type CaseName };
 
 const LOADERS: Record<CaseName, () => Promise<{ run: BenchCase }>> = {
+  cli: () => import('./cases/cli.js'),
   replay: () => import('./cases/replay.js'),
   latency: () => import('./cases/latency.js'),
   idle: () => import('./cases/idle.js'),

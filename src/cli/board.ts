@@ -1,7 +1,7 @@
 /** `nightshift board [--json]` — every job: state, reason, age, last activity. */
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
-import { reasonText } from '../daemon/reason-text.js';
+import { reasonText } from '../api/reason-text.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerBoard(program: Command): void {

@@ -6,7 +6,7 @@ import { DEFAULT_WATCHDOG, type WatchdogConfig } from '../core/watchdog-types.js
 import { formatDuration, parseDurationFlag } from '../util/duration.js';
 import { InputError } from '../util/errors.js';
 import { defaultStateDir, findPolicy } from '../util/home.js';
-import { defaultPolicyPath } from '../rules/bundle.js';
+import { defaultPolicyPath } from '../rules/policy-path.js';
 import { packagePath } from '../util/package.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */

@@ -1,9 +1,9 @@
 import { userInfo } from 'node:os';
 /** Shared by the verbs that talk to the daemon: --state, and calling it. */
 import type { Command } from 'commander';
+import { checkResult, type CommandRecord } from '../api/command.js';
+import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../api/commands.js';
 import { call, type CallOptions } from '../daemon/client.js';
-import { checkResult, type DaemonCommand } from '../daemon/command.js';
-import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../daemon/commands.js';
 import { STATE_HELP, stateDirFrom } from './common.js';
 import type { FleetDb } from '../fleet/db.js';
 import { parseBoardUrl } from '../fleet/names.js';
@@ -42,11 +42,11 @@ export function stateDirOf(f: StateFlag): string {
   return stateDirFrom(f.state);
 }
 
-const TABLE: ReadonlyMap<string, DaemonCommand> = new Map(COMMAND_LIST.map((c) => [c.name, c]));
+const TABLE: ReadonlyMap<string, CommandRecord> = new Map(COMMAND_LIST.map((c) => [c.name, c]));
 
 /**
  * Calls a daemon command by its name in the daemon's one command table
- * (src/daemon/commands.ts): arguments typed by its schema here, checked by
+ * (src/api/commands.ts): arguments typed by its schema here, checked by
  * the daemon there; the reply checked against the command's result schema
  * (a mismatch is a ResultMismatchError naming the command).
  */

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Board } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
-import { reasonText } from '../daemon/reason-text.js';
+import { reasonText } from '../api/reason-text.js';
 import { LineTail } from '../events/line-tail.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { CastText } from '../record/cast-text.js';

@@ -1,7 +1,7 @@
 /** The `nightshift` command: one file per verb, registered here. */
 import { Command, CommanderError } from 'commander';
 import { DaemonError } from '../daemon/client.js';
-import { ResultMismatchError } from '../daemon/command.js';
+import { ResultMismatchError } from '../api/command.js';
 import { isInputError } from '../util/errors.js';
 import { packageVersion } from '../util/package.js';
 import { describeError, EXIT } from './exit.js';

@@ -1,8 +1,8 @@
 /** `nightshift show JOB [--json]` — state, reason, signals, the current screen, the last evidence. */
 import type { Command } from 'commander';
 import type { OutboxRow } from '../notify/outbox.js';
-import { reasonWithDetail } from '../daemon/reason-text.js';
-import type { CommandResult } from '../daemon/commands.js';
+import { reasonWithDetail } from '../api/reason-text.js';
+import type { CommandResult } from '../api/commands.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 /** What `show` returns: the daemon command's own result type. */

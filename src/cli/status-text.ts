@@ -1,5 +1,5 @@
 /** How `nightshift status` reads to a person: one fact a line, in the order they are asked about. */
-import type { CommandResult } from '../daemon/commands.js';
+import type { CommandResult } from '../api/commands.js';
 import { formatDuration } from '../util/duration.js';
 
 export type Status = CommandResult<'status'>;

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
-import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from './protocol.js';
+import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from '../api/protocol.js';
 import { HANDOVER_MS, liveHandover, type Handover } from './handover.js';
 import { daemonPaths } from './paths.js';
 import { stateDirProblem } from '../util/state-dir.js';

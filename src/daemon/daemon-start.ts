@@ -19,8 +19,8 @@ import type { DisposableStore } from '../util/lifecycle.js';
 import { WebAuth } from '../web/auth-store.js';
 import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
+import type { CommandTable } from '../api/command.js';
 import type { Commands } from './command.js';
-import { COMMAND_LIST } from './commands.js';
 import type { Daemon, DaemonOptions } from './daemon.js';
 import { handlers } from './handlers.js';
 import { hostEvents } from './host-events.js';
@@ -60,7 +60,7 @@ export interface DaemonParts {
   readonly pager: Pager;
   readonly commands: Commands;
   /** What the web view serves: the whole fleet's commands on a fleet host. */
-  readonly webCommands: Commands;
+  readonly webCommands: CommandTable;
   readonly onError: (e: unknown) => void;
   readonly server: ControlServer;
   readonly webAuth: WebAuth;
@@ -114,7 +114,7 @@ function served(opts: DaemonOptions, paths: DaemonPaths, { store, notify, log, f
   });
   const commands = handlers(() => opening.daemon!);
   // The web view of a fleet host serves the whole fleet; the socket stays this daemon's own.
-  const webCommands = fleet ? new FleetCommands(COMMAND_LIST, () => opening.daemon!, fleet.db, fleet.host) : commands;
+  const webCommands = fleet ? new FleetCommands(commands, fleet.db, fleet.host) : commands;
   const onError = (e: unknown) => log.error({ err: e }, 'request failed');
   const server = new ControlServer(commands, onError);
   const webAuth = new WebAuth(store.db, { auditPath: paths.webAudit, onAuditError: (e) => log.error({ err: e }, 'web audit log not written') });

@@ -12,8 +12,10 @@ import type { Scheduler } from './scheduler.js';
 /**
  * drain: finish running jobs, then exit. now: stop them (the ladder), then
  * exit. detach: leave them running in the PTY host for the next daemon.
+ * Defined with the `stop` command's schema (src/api/results.ts).
  */
-export type StopMode = 'drain' | 'now' | 'detach';
+export type { StopMode } from '../api/results.js';
+import type { StopMode } from '../api/results.js';
 
 /** A second stop request can only make the first one firmer (a drain becomes now); detach is its own. */
 function strongerStop(current: StopMode | undefined, asked: StopMode): StopMode {

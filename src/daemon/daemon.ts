@@ -10,6 +10,8 @@
  * opens: a start that fails releases what it took, and a stop releases the
  * same list, newest first (the lock last).
  */
+import type { CommandRunner } from '../api/command.js';
+import type { CommandHost } from '../api/host.js';
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { WriteBehind, WriteFailure } from '../board/write-behind.js';
@@ -66,7 +68,8 @@ export interface DaemonOptions {
 /** The last outbox flush at shutdown must not hold the exit hostage to a slow notifier. */
 const FINAL_PAGE_MS = 1_000;
 
-export class Daemon {
+/** The one place that builds the parts; handlers see it only as a CommandHost. */
+export class Daemon implements CommandHost {
   readonly paths: DaemonPaths;
   /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
   startup: StartupReport = { notifiers: '', warnings: [] };
@@ -176,7 +179,7 @@ export class Daemon {
   }
 
   /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
-  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: Commands, onError: (e: unknown) => void): Promise<void> {
+  private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: CommandRunner, onError: (e: unknown) => void): Promise<void> {
     const web = (this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError }));
     this.parts.add(() => web.close());
     this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;

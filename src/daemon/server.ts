@@ -9,11 +9,8 @@ import { chmodSync, renameSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
 import { within } from '../util/within.js';
-import type { CallContext, Commands } from './command.js';
-import { encode, LineDecoder, MAX_LINE_BYTES, parseIncoming, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from './protocol.js';
-
-/** Kept for modules that imported the context from here before the command table. */
-export type { CallContext } from './command.js';
+import type { CallContext, CommandRunner } from '../api/command.js';
+import { encode, LineDecoder, MAX_LINE_BYTES, parseIncoming, PROTOCOL_VERSION, type ErrorBody, type Message, type Request } from '../api/protocol.js';
 
 export const MAX_CONNECTIONS = 64;
 
@@ -38,7 +35,7 @@ export class ControlServer {
   private readonly answering = new Set<Promise<void>>();
 
   constructor(
-    private readonly commands: Commands,
+    private readonly commands: CommandRunner,
     private readonly onError: (e: unknown) => void,
     private readonly limits = { maxLineBytes: MAX_LINE_BYTES, maxConnections: MAX_CONNECTIONS },
   ) {}

@@ -13,10 +13,9 @@
  */
 import type pg from 'pg';
 import type { Board } from '../board/board.js';
-import type { Commands } from '../daemon/command.js';
-import type { JobHandle } from '../daemon/job-slot.js';
+import { NO_STREAM, type CommandRunner } from '../api/command.js';
+import type { JobHandle } from '../api/job-handle.js';
 import type { Pager } from '../notify/pager.js';
-import { NO_STREAM } from '../web/api.js';
 import { describeError } from '../util/errors.js';
 import { finishCommand, listenForCommands, takeCommands, toWire } from './commands.js';
 import { isConnectionError, type FleetDb } from './db.js';
@@ -30,7 +29,7 @@ import { within } from '../util/within.js';
 export interface FleetHost {
   readonly board: Board;
   readonly pager: Pager;
-  readonly commands: Commands;
+  readonly commands: CommandRunner;
   readonly maxRunning: number;
   live(id: string): JobHandle | undefined;
   /** Ids of the jobs live here now. */

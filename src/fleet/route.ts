@@ -1,7 +1,8 @@
 /**
- * A command of the daemon's table (daemon/commands.ts) answered through the
- * fleet board instead of one daemon's socket: what `--board URL` makes
- * every verb do, and what a fleet daemon's web API does.
+ * A command of the daemon's table answered through the fleet board instead
+ * of one daemon's socket: what `--board URL` makes every verb do, and what
+ * a fleet daemon's web API does. Each command's record says which way
+ * (its `fleet`, src/api/commands.ts):
  *   - board, status: read from PostgreSQL;
  *   - submit: a row in the queue, claimed by whichever host has a slot;
  *   - show: asked of the owning host while it is up (signals, prompt,
@@ -12,6 +13,7 @@
  *   - attach, logs stream from the owning host: its socket or its web view.
  * Records leave masked, as they leave a daemon (job-secrets.ts).
  */
+import { fleetRouted } from '../api/commands.js';
 import type { JobRecord } from '../board/types.js';
 import { maskJob, maskShown } from '../daemon/job-secrets.js';
 import { ConflictError, InputError } from '../util/errors.js';
@@ -23,10 +25,10 @@ import { closePages, pageHistory } from './outbox.js';
 import { readScreen } from './screens.js';
 
 /** Commands that act on one job through its owning host. */
-const ROUTED = new Set(['answer', 'send', 'key', 'continue', 'cancel', 'evidence', 'ack']);
-const STREAMED = new Set(['attach', 'logs']);
+const ROUTED = fleetRouted('owner');
+const STREAMED = fleetRouted('stream');
 /** What a fleet daemon's web view answers through the fleet board (fleet/web.ts). */
-export const FLEET_COMMANDS: ReadonlySet<string> = new Set(['board', 'show', 'submit', ...ROUTED]);
+export const FLEET_COMMANDS: ReadonlySet<string> = new Set([...fleetRouted('board'), ...ROUTED]);
 
 /** How long `show` waits for the owning host before it answers from the database alone. */
 const SHOW_WAIT_MS = 3_000;

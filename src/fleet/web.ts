@@ -5,25 +5,34 @@
  * the rest (people, tokens, status) stay this daemon's. A job of this host
  * is served here directly, without a round trip through the database.
  */
-import { Commands, type CallContext, type DaemonCommand } from '../daemon/command.js';
-import type { Daemon } from '../daemon/daemon.js';
+import type { CallContext, CommandRecord, CommandTable } from '../api/command.js';
 import type { FleetDb } from './db.js';
 import { callFleet, FLEET_COMMANDS } from './route.js';
 
-export class FleetCommands extends Commands {
+export class FleetCommands implements CommandTable {
   constructor(
-    list: readonly DaemonCommand[],
-    daemon: () => Daemon,
+    /** This daemon's own table: what the fleet does not answer, and this host's jobs. */
+    private readonly own: CommandTable,
     private readonly db: FleetDb,
     private readonly self: string,
-  ) {
-    super(list, daemon);
+  ) {}
+
+  get list(): readonly CommandRecord[] {
+    return this.own.list;
   }
 
-  override async run(name: string, args: unknown, ctx: CallContext): Promise<unknown> {
-    if (!FLEET_COMMANDS.has(name)) return super.run(name, args, ctx);
-    const { parsed } = this.checked(name, args);
-    const local = { name: this.self, run: (cmd: string, a: Record<string, unknown>) => super.run(cmd, a, ctx) };
-    return this.guard(name, () => callFleet(this.db, name, parsed as Record<string, unknown>, { local }));
+  parse(name: string, args: unknown): unknown {
+    return this.own.parse(name, args);
+  }
+
+  guard(name: string, fn: () => unknown): Promise<unknown> {
+    return this.own.guard(name, fn);
+  }
+
+  async run(name: string, args: unknown, ctx: CallContext): Promise<unknown> {
+    if (!FLEET_COMMANDS.has(name)) return this.own.run(name, args, ctx);
+    const parsed = this.own.parse(name, args);
+    const local = { name: this.self, run: (cmd: string, a: Record<string, unknown>) => this.own.run(cmd, a, ctx) };
+    return this.own.guard(name, () => callFleet(this.db, name, parsed as Record<string, unknown>, { local }));
   }
 }

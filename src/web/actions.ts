@@ -5,11 +5,9 @@
  * the job moved on must send nothing, since its keys would land on
  * whatever the terminal shows by then.
  */
-import type { Commands } from '../daemon/command.js';
-import type { Daemon } from '../daemon/daemon.js';
+import { NO_STREAM, type CommandRunner } from '../api/command.js';
 import { describeError } from '../util/errors.js';
-import { NO_STREAM } from './api.js';
-import { webActor, type CodePurpose, type RedeemedCode } from './types.js';
+import { webActor, type CodePurpose, type RedeemedCode, type WebHost } from './types.js';
 
 export interface CodeActionResult {
   status: number;
@@ -25,7 +23,7 @@ export interface TapContext {
 }
 
 /** `commands`: the daemon's own table, so a tap is the `answer` command as the socket and the API run it. */
-export async function runCodeAction(d: Daemon, commands: Commands, redeemed: RedeemedCode, tap: TapContext): Promise<CodeActionResult> {
+export async function runCodeAction(d: WebHost, commands: CommandRunner, redeemed: RedeemedCode, tap: TapContext): Promise<CodeActionResult> {
   const { person, purpose } = redeemed;
   const done = (result: CodeActionResult) => audited(d, redeemed, tap, result);
   if (purpose.kind !== 'action') return done({ status: 400, message: 'this code signs in; it is no action' });
@@ -48,7 +46,7 @@ export async function runCodeAction(d: Daemon, commands: Commands, redeemed: Red
  * live, blocked on a known prompt, in the very episode the page was for,
  * and that prompt's rule must have decline keys.
  */
-export function declineRefusal(d: Daemon, p: ActionPurpose): string | null {
+export function declineRefusal(d: WebHost, p: ActionPurpose): string | null {
   const rec = d.board.get(p.job);
   if (!rec) return `job ${p.job} is not on the board any more`;
   const job = d.live(rec.id);
@@ -59,7 +57,7 @@ export function declineRefusal(d: Daemon, p: ActionPurpose): string | null {
   return null;
 }
 
-function audited(d: Daemon, r: RedeemedCode, tap: TapContext, result: CodeActionResult): CodeActionResult {
+function audited(d: WebHost, r: RedeemedCode, tap: TapContext, result: CodeActionResult): CodeActionResult {
   const job = r.purpose.kind === 'action' ? r.purpose.job : undefined;
   try {
     d.webAuth.audit({ who: r.person.name, action: 'decline', ...(job ? { job } : {}), ok: result.status === 200, ...(tap.ip ? { ip: tap.ip } : {}), detail: result.message }, tap.now);

@@ -1,14 +1,13 @@
 /**
  * The HTTP API under /api/v1: one route per command of the daemon's command
- * table that names one (src/daemon/commands.ts). Arguments are the path's
+ * table that names one (src/api/commands.ts). Arguments are the path's
  * parameters plus the body (POST) or the query (GET), checked by the same
  * schema as on the socket; `who` is always the signed-in person, never what
  * the client says, so the evidence reads `human:NAME@web`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { CallContext, Commands, DaemonCommand } from '../daemon/command.js';
-import { HandlerError } from '../daemon/command.js';
+import { HandlerError, NO_STREAM, type CommandRecord, type CommandRunner } from '../api/command.js';
 import { ConflictError, InputError, NotFoundError } from '../util/errors.js';
 import { callerOf, ipOf, refusal, refuse, type Caller } from './identity.js';
 import { webActor, type AuthStore } from './types.js';
@@ -16,21 +15,11 @@ import { webActor, type AuthStore } from './types.js';
 export const API = '/api/v1';
 
 export interface ApiDeps {
-  readonly commands: Commands;
+  readonly commands: CommandRunner;
   readonly auth: AuthStore;
   readonly now: () => number;
   readonly onError: (e: unknown) => void;
 }
-
-/** HTTP has no streams: a handler that tries one is told so. */
-export const NO_STREAM: CallContext = {
-  stream: () => {
-    throw new InputError('this command streams; use the WebSocket routes or the CLI');
-  },
-  onInput: () => undefined,
-  onClose: () => undefined,
-  closed: false,
-};
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   for (const cmd of deps.commands.list) {
@@ -44,7 +33,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
 }
 
 /** The caller, or a 401/403 already sent. Every refusal of a write is audited. */
-export async function authorize(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, need: DaemonCommand['role'], what: string): Promise<Caller | null> {
+export async function authorize(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, need: CommandRecord['role'], what: string): Promise<Caller | null> {
   const caller = await callerOf(req, deps.auth, deps.now());
   const write = req.method !== 'GET';
   const r = refusal(caller, need, write, req);
@@ -73,7 +62,7 @@ class FirstPerMinute {
 }
 const anonymous = new FirstPerMinute();
 
-async function callCommand(cmd: DaemonCommand, req: FastifyRequest, reply: FastifyReply, deps: ApiDeps): Promise<unknown> {
+async function callCommand(cmd: CommandRecord, req: FastifyRequest, reply: FastifyReply, deps: ApiDeps): Promise<unknown> {
   const caller = await authorize(req, reply, deps, cmd.role, cmd.name);
   if (!caller) return reply;
   const args = argsOf(cmd, req, caller);
@@ -91,7 +80,7 @@ async function callCommand(cmd: DaemonCommand, req: FastifyRequest, reply: Fasti
   }
 }
 
-function argsOf(cmd: DaemonCommand, req: FastifyRequest, caller: Caller): Record<string, unknown> {
+function argsOf(cmd: CommandRecord, req: FastifyRequest, caller: Caller): Record<string, unknown> {
   const extra = req.method === 'GET' ? req.query : req.body;
   const args: Record<string, unknown> = { ...(isRecord(extra) ? extra : {}), ...(req.params as Record<string, string>) };
   delete args.who;
@@ -99,7 +88,7 @@ function argsOf(cmd: DaemonCommand, req: FastifyRequest, caller: Caller): Record
   return args;
 }
 
-function takesWho(cmd: DaemonCommand): boolean {
+function takesWho(cmd: CommandRecord): boolean {
   return cmd.args instanceof z.ZodObject && 'who' in cmd.args.shape;
 }
 

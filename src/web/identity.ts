@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ROLE_RANK, type Role } from '../daemon/command.js';
+import { ROLE_RANK, type Role } from '../api/command.js';
 import type { AuthStore, Person, Session } from './types.js';
 
 export const SESSION_COOKIE = 'nightshift_session';

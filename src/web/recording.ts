@@ -7,12 +7,12 @@ import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { Daemon } from '../daemon/daemon.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { InputError } from '../util/errors.js';
 import { API, authorize, type ApiDeps } from './api.js';
+import type { WebHost } from './types.js';
 
-export function registerRecording(app: FastifyInstance, d: Daemon, deps: ApiDeps): void {
+export function registerRecording(app: FastifyInstance, d: WebHost, deps: ApiDeps): void {
   app.get(`${API}/jobs/:job/recording`, async (req, reply) => {
     if (!(await authorize(req, reply, deps, 'viewer', 'recording'))) return reply;
     let rec;

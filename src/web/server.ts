@@ -11,8 +11,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Commands } from '../daemon/command.js';
-import type { Daemon } from '../daemon/daemon.js';
+import type { CommandRunner } from '../api/command.js';
 import { API, registerApi, type ApiDeps } from './api.js';
 import { assets } from './assets.js';
 import { registerRecording } from './recording.js';
@@ -21,7 +20,7 @@ import { runCodeAction } from './actions.js';
 import { ipOf } from './identity.js';
 import { registerTerminal } from './terminal.js';
 import type { ListenPlan } from './listen.js';
-import type { AuthStore } from './types.js';
+import type { AuthStore, WebHost } from './types.js';
 
 export const CSP = [
   "default-src 'self'",
@@ -48,8 +47,8 @@ const SECURITY_HEADERS = {
 const CLOSE_MS = 2_000;
 
 export interface WebServerDeps {
-  readonly daemon: Daemon;
-  readonly commands: Commands;
+  readonly daemon: WebHost;
+  readonly commands: CommandRunner;
   readonly auth: AuthStore;
   readonly now: () => number;
   readonly onError: (e: unknown) => void;
@@ -134,7 +133,7 @@ function registerPages(app: FastifyInstance, api: ApiDeps): void {
  * code is the credential, so it is rate-limited like a login; what it may
  * still do is decided against the job as it is now (actions.ts).
  */
-function registerCodeActions(app: FastifyInstance, d: Daemon, api: ApiDeps): void {
+function registerCodeActions(app: FastifyInstance, d: WebHost, api: ApiDeps): void {
   app.post('/a/:code', { config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
     const code = (req.params as { code: string }).code;
     const got = code.length <= 256 ? api.auth.redeemCode(code, api.now()) : null;

@@ -7,10 +7,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { Daemon } from '../daemon/daemon.js';
-import { reasonText } from '../daemon/reason-text.js';
+import { reasonText } from '../api/reason-text.js';
 import { redactorFor } from '../notify/secrets.js';
 import { API, authorize, type ApiDeps } from './api.js';
+import type { WebHost } from './types.js';
 
 /**
  * A phone on a slow link must not make the daemon hold a flood: past this
@@ -19,7 +19,7 @@ import { API, authorize, type ApiDeps } from './api.js';
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 
-export function registerTerminal(app: FastifyInstance, d: Daemon, deps: ApiDeps): void {
+export function registerTerminal(app: FastifyInstance, d: WebHost, deps: ApiDeps): void {
   app.get(
     `${API}/jobs/:job/terminal`,
     {
@@ -40,7 +40,7 @@ export function registerTerminal(app: FastifyInstance, d: Daemon, deps: ApiDeps)
   );
 }
 
-async function stream(d: Daemon, ws: WebSocket, name: string): Promise<void> {
+async function stream(d: WebHost, ws: WebSocket, name: string): Promise<void> {
   const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
   let rec;
   try {

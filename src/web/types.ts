@@ -4,11 +4,15 @@
  * by their token (`nightshift web token NAME`); what they do over HTTP is
  * recorded as `human:NAME@web`.
  */
-import type { Role } from '../daemon/command.js';
+import type { Role } from '../api/command.js';
+import type { CommandHost } from '../api/host.js';
 
 /** Roles a person can hold over HTTP: `local` is the control socket's alone. */
 export type WebRole = Exclude<Role, 'local'>;
 export const WEB_ROLES = ['viewer', 'operator'] as const satisfies readonly WebRole[];
+
+/** What the web view's own routes (terminal, recording, one-tap actions) read of the daemon; the rest goes through its commands. */
+export type WebHost = Pick<CommandHost, 'board' | 'live' | 'webAuth'> & { readonly log: { error(o: object, m: string): void } };
 
 export interface Person {
   readonly name: string;

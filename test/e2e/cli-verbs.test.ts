@@ -11,11 +11,7 @@ import { BIN, cleanup, ROOT, tempDir } from '../helpers/cli.js';
 
 const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 const VERBS = ['run', 'drill', 'rules', 'daemon', 'submit', 'board', 'show', 'answer', 'send', 'key', 'continue', 'attach', 'cancel', 'logs', 'prune', 'ack', 'shutdown', 'resume', 'stats', 'web', 'ptyhost', 'hosts'];
-/**
- * What a call to the daemon must not load. It does load zod and, through the
- * command table's handlers (the daemon's one table, src/daemon/commands.ts),
- * yaml, chokidar and pino: a few tens of ms, left as they are.
- */
+/** What a call to the daemon must not load. It does load zod, for the command records' schemas (src/api/commands.ts). */
 const HEAVY = ['node-pty', '@xterm/headless', 'fastify', 'pg', 'better-sqlite3'];
 
 interface Ran {
@@ -24,6 +20,8 @@ interface Ran {
   err: string;
   /** Packages under node_modules the process loaded. */
   packages: Set<string>;
+  /** Our own modules it loaded, as paths under dist/ (`src/api/commands.js`). */
+  ours: string[];
 }
 
 function nightshift(args: string[], env: Record<string, string> = {}): Promise<Ran> {
@@ -45,7 +43,8 @@ function nightshift(args: string[], env: Record<string, string> = {}): Promise<R
         // Nothing resolved: no trace file.
       }
       const packages = new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
-      resolve({ code, out, err, packages });
+      const ours = urls.flatMap((u) => /\/dist\/((?:src|bench)\/.*\.js)$/.exec(u)?.[1] ?? []);
+      resolve({ code, out, err, packages, ours });
     });
   });
 }
@@ -59,6 +58,17 @@ describe('nightshift loads the verb it runs, and only that', () => {
     expect(r.err).toMatch(/^nightshift: no daemon is running/);
     expect(r.packages.has('commander')).toBe(true);
     for (const p of HEAVY) expect(r.packages.has(p), p).toBe(false);
+  });
+
+  it('`board` and `cancel` load the command records, and none of the daemon\'s handlers or what they need', async () => {
+    for (const args of [['board'], ['cancel', 'job']]) {
+      const r = await nightshift([...args, '--state', tempDir()]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.ours, args[0]).toContain('src/api/commands.js');
+      const handlers = r.ours.filter((f) => /^src\/daemon\/(?:commands?\.js|commands\/|handlers\.js)/.test(f));
+      expect(handlers, args[0]).toEqual([]);
+      for (const p of ['chokidar', 'yaml', 'semver', 'pino']) expect(r.packages.has(p), `${args[0]}: ${p}`).toBe(false);
+    }
   });
 
   it('`answer` and `show` likewise; `run` loads the terminal but not the web server or the fleet client', async () => {

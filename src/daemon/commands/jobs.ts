@@ -1,27 +1,15 @@
-/** Handlers that read or change a job on the board: submit, show, cancel, and finding a live job. */
+/** Handlers that read or change a job on the board: submit, show, evidence, cancel. */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { JobRecord } from '../../board/types.js';
 import { loadPolicy } from '../../rules/policy-file.js';
 import { InputError } from '../../util/errors.js';
-import type { Daemon } from '../daemon.js';
-import type { JobHandle } from '../job-slot.js';
-import { reasonText } from '../reason-text.js';
+import type { CommandHost } from '../../api/host.js';
 import { promptView } from './prompt-view.js';
 import { choiceLabel } from '../../web/choice-labels.js';
 import { maskJob } from '../job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
-
-/** The job's PTY inside the daemon, or an error that says why there is none (`what`: "attach to", "send to"). */
-export function liveJob(d: Daemon, rec: JobRecord, what: string): JobHandle {
-  const job = d.live(rec.id);
-  if (job) return job;
-  if (rec.state === 'queued') throw new InputError(`job ${rec.name} is queued (${reasonText(rec.reason)}); it has not started, nothing to ${what} yet`);
-  if (rec.state === 'done') throw new InputError(`job ${rec.name} is done (${reasonText(rec.reason)}); nothing to ${what}`);
-  // The board says running, the PTY is still being set up (or just went).
-  throw new InputError(`job ${rec.name} is ${rec.state} but not live in the daemon yet; try again in a moment`);
-}
 
 export interface Submitted {
   job: JobRecord;
@@ -30,7 +18,7 @@ export interface Submitted {
 }
 
 /** Queues a job. The spec's fields are checked by the board, whose messages name the flag. */
-export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<Submitted> {
+export async function submit(d: CommandHost, spec: Record<string, unknown>): Promise<Submitted> {
   const cwd = String(spec.cwd ?? '');
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InputError(`--cwd ${cwd} is not an existing directory`);
   if (typeof spec.policy === 'string') await loadPolicy(spec.policy);
@@ -42,7 +30,7 @@ export async function submit(d: Daemon, spec: Record<string, unknown>): Promise<
 }
 
 /** A board row: the record, and a live job's warnings (no transcript) when it has some. */
-export function boardRow(d: Daemon, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
+export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
   const warnings = d.live(rec.id)?.warnings ?? [];
   return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
@@ -51,8 +39,7 @@ export function boardRow(d: Daemon, rec: JobRecord): JobRecord & { warnings?: Jo
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 /** The live parts are read at once, in one tick; the job's files after, without holding the event loop. */
-export async function show(d: Daemon, idOrName: string) {
-  const rec = d.board.require(idOrName);
+export async function show(d: CommandHost, rec: JobRecord) {
   const job = d.live(rec.id);
   const status = job?.status();
   const candidate = status?.promptCandidate;
@@ -120,14 +107,12 @@ async function readEvidence(rec: JobRecord, limit: number): Promise<{ records: R
 }
 
 /** The evidence timeline (the web's job page): the last `limit` records, read without holding the event loop. */
-export async function evidence(d: Daemon, idOrName: string, limit: number): Promise<{ records: Record<string, unknown>[] }> {
-  const rec = d.board.require(idOrName);
+export async function evidence(rec: JobRecord, limit: number): Promise<{ records: Record<string, unknown>[] }> {
   const { records } = await readEvidence(rec, limit);
   return { records: redactDeep(records, redactorFor(rec.env)) };
 }
 
-export function cancel(d: Daemon, idOrName: string, who = 'unknown') {
-  const rec = d.board.require(idOrName);
+export function cancel(d: CommandHost, rec: JobRecord, who = 'unknown') {
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
   const job = d.live(rec.id);
   if (job) void job.cancel(who);

@@ -4,27 +4,8 @@
  * rule's answer and decline keys as choices labelled with what they choose
  * on this screen ("1. Yes", "Esc: No").
  */
+import type { PromptChoice, PromptView } from '../../api/results.js';
 import type { BlockedPrompt } from '../../supervisor/live-job.js';
-
-export interface PromptChoice {
-  choice: 'answer' | 'decline';
-  keys: string[];
-  label: string;
-}
-
-export interface PromptView {
-  /** The block this prompt is (the page key); an answer that names it reaches this prompt or none. */
-  episode: string | null;
-  text: string;
-  rule: string | null;
-  class: string | null;
-  /** The responder's: escalate (a person decides) or answer. */
-  decision: string;
-  layer: string;
-  why: string;
-  command: string | null;
-  choices: PromptChoice[];
-}
 
 export type LabelOf = (keys: readonly string[], screen: readonly string[]) => string;
 

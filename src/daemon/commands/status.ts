@@ -1,9 +1,9 @@
 /** `status`: what a person asks of a service before bed — is it up, since when, with which config, who gets paged, what it holds. */
 import type { OutboxRow } from '../../notify/outbox.js';
 import { packageVersion } from '../../util/package.js';
-import type { Daemon } from '../daemon.js';
+import type { CommandHost } from '../../api/host.js';
 
-export function statusOf(d: Daemon, resetLoop: boolean) {
+export function statusOf(d: CommandHost, resetLoop: boolean) {
   const counts = d.board.counts();
   return {
     pid: process.pid,

@@ -2,8 +2,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallContext } from '../command.js';
-import type { Daemon } from '../daemon.js';
+import type { CallContext } from '../../api/command.js';
+import type { CommandHost } from '../../api/host.js';
+import type { JobRecord } from '../../board/types.js';
 import { logs } from './streams.js';
 
 const temps: string[] = [];
@@ -11,11 +12,12 @@ afterEach(() => {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Just enough of a daemon for `logs`: one job on the board, live when `finished` is given. */
-function fakeDaemon(log: string, finished?: Promise<unknown>): Daemon {
-  const rec = { id: 'j1', name: 'one', paths: { log }, reason: { code: 'exit' } };
-  const live = (id: string) => (finished && id === 'j1' ? { finished } : undefined);
-  return { board: { require: () => rec }, live } as unknown as Daemon;
+/** The job's record, as the command table finds it for `logs`. */
+const jobOf = (log: string) => ({ id: 'j1', name: 'one', paths: { log }, reason: { code: 'exit' } }) as unknown as JobRecord;
+
+/** Just enough of a host for `logs`: the job live when `finished` is given. */
+function fakeHost(finished?: Promise<unknown>): Pick<CommandHost, 'live'> {
+  return { live: (id: string) => (finished && id === 'j1' ? { finished } : undefined) } as unknown as Pick<CommandHost, 'live'>;
 }
 
 function recorder(): CallContext & { chunks: string[]; close(): void } {
@@ -48,7 +50,7 @@ describe('logs', () => {
     const line = `${JSON.stringify({ msg: 'é'.repeat(1000) })}\n`;
     const text = line.repeat(400);
     const ctx = recorder();
-    expect(await logs(fakeDaemon(logFile(text)), 'one', false, ctx)).toEqual({ job: 'j1' });
+    expect(await logs(fakeHost(), jobOf(logFile(text)), false, ctx)).toEqual({ job: 'j1' });
     expect(ctx.chunks.length).toBeGreaterThan(1);
     expect(ctx.chunks.join('')).toBe(text);
   });
@@ -58,7 +60,7 @@ describe('logs', () => {
     let end = () => undefined as void;
     const finished = new Promise<void>((r) => (end = r));
     const ctx = recorder();
-    const done = logs(fakeDaemon(file, finished), 'one', true, ctx);
+    const done = logs(fakeHost(finished), jobOf(file), true, ctx);
     await until(() => ctx.chunks.join('').includes('"a"'));
     appendFileSync(file, '{"msg":"b"}\n{"msg":');
     await until(() => ctx.chunks.join('').includes('"b"'));
@@ -70,7 +72,7 @@ describe('logs', () => {
 
   it('a client that leaves ends the follow', async () => {
     const ctx = recorder();
-    const done = logs(fakeDaemon(logFile('x\n'), new Promise(() => undefined)), 'one', true, ctx);
+    const done = logs(fakeHost(new Promise(() => undefined)), jobOf(logFile('x\n')), true, ctx);
     await until(() => ctx.chunks.length > 0);
     ctx.close();
     expect(await done).toEqual({ job: 'j1' });

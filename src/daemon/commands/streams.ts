@@ -3,14 +3,13 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { LineTail } from '../../events/line-tail.js';
 import { InputError } from '../../util/errors.js';
-import type { CallContext } from '../command.js';
-import type { Daemon } from '../daemon.js';
-import { liveJob } from './jobs.js';
+import type { CallContext } from '../../api/command.js';
+import type { CommandHost } from '../../api/host.js';
+import type { JobHandle } from '../../api/job-handle.js';
+import type { JobRecord } from '../../board/types.js';
 
 /** Live view: the current screen, then everything the job prints; input goes to the job. */
-export async function attach(d: Daemon, idOrName: string, ctx: CallContext, who = 'unknown') {
-  const rec = d.board.require(idOrName);
-  const job = liveJob(d, rec, 'attach to');
+export async function attach(d: CommandHost, rec: JobRecord, job: JobHandle, ctx: CallContext, who = 'unknown') {
   ctx.stream(`\x1b[2J\x1b[H${job.screen.text().split('\n').join('\r\n')}`);
   const stop = job.watchOutput((data) => ctx.stream(data));
   ctx.onInput((data) => job.input(data, who));
@@ -28,8 +27,7 @@ export async function attach(d: Daemon, idOrName: string, ctx: CallContext, who 
  * (LineTail), never read whole or synchronously: a long log must not stall
  * the daemon for every other job.
  */
-export async function logs(d: Daemon, idOrName: string, follow: boolean, ctx: CallContext) {
-  const rec = d.board.require(idOrName);
+export async function logs(d: Pick<CommandHost, 'live'>, rec: JobRecord, follow: boolean, ctx: CallContext) {
   if (!rec.paths) throw new InputError(`job ${rec.name} has not started; no logs yet`);
   const job = follow ? d.live(rec.id) : undefined;
   if (job) {

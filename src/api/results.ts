@@ -1,8 +1,8 @@
 /**
- * What each daemon command answers, as zod schemas: the command table
- * (commands.ts) names one per command, the compiler checks each handler's
- * return against it, and the CLI checks every reply against it
- * (daemon-client.ts). Field names are a public interface (README "Task
+ * What each daemon command answers, as zod schemas: each command record
+ * (commands.ts) names one, the compiler checks each handler's return
+ * against it (src/daemon/commands.ts), and the CLI checks every reply
+ * against it (src/cli/daemon-client.ts). Field names are a public interface (README "Task
  * board JSON"); the compile-time checks at the end keep these schemas and
  * the records of board/types.ts in step.
  *
@@ -12,8 +12,8 @@
 import { z } from 'zod';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
 import type { OutboxRow } from '../notify/outbox.js';
-import type { PromptView } from './commands/prompt-view.js';
 import { PAGE_KINDS, type Page } from '../notify/page.js';
+import { WEB_ROLES } from '../web/types.js';
 
 const iso = z.string();
 const isoOrNull = iso.nullable();
@@ -130,7 +130,7 @@ const evidenceSchema = z.record(z.string(), z.unknown());
 export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional() });
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
-const promptViewSchema = z.object({
+export const promptViewSchema = z.object({
   episode: z.string().nullable(),
   text: z.string(),
   rule: z.string().nullable(),
@@ -158,6 +158,10 @@ export const shownSchema = z.object({
   pages: z.array(outboxRowSchema),
   prompt: promptViewSchema.nullable(),
 });
+
+/** What a person deciding needs of the prompt a job is blocked on. */
+export type PromptView = z.output<typeof promptViewSchema>;
+export type PromptChoice = PromptView['choices'][number];
 
 export const evidenceListSchema = z.object({ records: z.array(evidenceSchema) });
 
@@ -225,8 +229,20 @@ export const prunedSchema = z.object({
   bytes: z.number(),
 });
 
+/** `web-token`, `web-revoke`, `web-list` (daemon/commands/web.ts). */
+const webRole = z.enum(WEB_ROLES);
+export const tokenMadeSchema = z.object({ name: z.string(), token: z.string(), login_url: z.string().nullable(), role: webRole });
+/** `token` false: NAME had no token, and what ended was a page person's sessions and codes. */
+export const revokedSchema = z.object({ name: z.string(), revoked: z.literal(true), token: z.boolean(), sessions: z.number(), codes: z.number() });
+export const peopleSchema = z.object({
+  people: z.array(z.object({ name: z.string(), role: webRole, created: z.string(), last_used: z.string().nullable(), revoked: z.string().nullable() })),
+});
+
 export const attachedSchema = z.object({ job: z.string(), state: jobStateSchema }).nullable();
-export const stoppingSchema = z.object({ stopping: z.enum(['drain', 'now', 'detach']), running: z.number() });
+/** How the daemon stops (daemon-stop.ts): finish the jobs, stop them, or leave them running for the next daemon. */
+export const stopModeSchema = z.enum(['drain', 'now', 'detach']);
+export type StopMode = z.output<typeof stopModeSchema>;
+export const stoppingSchema = z.object({ stopping: stopModeSchema, running: z.number() });
 
 /** Both ways assignable: the schema and the hand-written type describe the same record. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -237,5 +253,4 @@ export type SchemasMatchTypes = [
   Assert<Same<z.output<typeof transitionSchema>, TransitionRecord>>,
   Assert<Same<z.output<typeof pageSchema>, Page>>,
   Assert<Same<z.output<typeof outboxRowSchema>, OutboxRow>>,
-  Assert<Same<z.output<typeof promptViewSchema>, PromptView>>,
 ];
