@@ -37,7 +37,6 @@ const folders = [...new Set(graph.files.map(folderOf))].sort();
  * The test fails when an entry no longer occurs, so this list can only shrink.
  */
 const KNOWN_CLIMBS: readonly string[] = [
-    'daemon/commands/jobs.ts: import of web/choice-labels.ts (daemon may not import web)',
     'daemon/commands/web.ts: import of web/auth-input.ts (daemon may not import web)',
     'daemon/commands/web.ts: import of web/types.ts (daemon may not import web)',
     'daemon/daemon-start.ts: import of web/auth-store.ts (daemon may not import web)',
@@ -52,17 +51,14 @@ const KNOWN_CLIMBS: readonly string[] = [
     'fleet/route.ts: import of daemon/job-secrets.ts (fleet may not import daemon)',
     'fleet/web.ts: import of daemon/command.ts (fleet may not import daemon)',
     'fleet/web.ts: import of daemon/daemon.ts (fleet may not import daemon)',
-    'notify/pager.ts: import of web/page-links.ts (notify may not import web)',
     'ptyhost/run-host.ts: import of daemon/paths.ts (ptyhost may not import daemon)',
     'ptyhost/run-host.ts: import of daemon/lock.ts (ptyhost may not import daemon)',
-    'signals/wire.ts: import of supervisor/agent-version.ts (signals may not import supervisor)',
 ];
 /** Files still inside an import circle, for the same reason; shrink-only like KNOWN_CLIMBS. */
 const KNOWN_CIRCLE_FILES: readonly string[] = [
     'board/db.ts',
     'board/schema.ts',
-    'daemon/adopt.ts',
-    'daemon/command.ts',
+      'daemon/command.ts',
     'daemon/commands.ts',
     'daemon/commands/jobs.ts',
     'daemon/commands/status.ts',
@@ -74,15 +70,11 @@ const KNOWN_CIRCLE_FILES: readonly string[] = [
     'daemon/daemon.ts',
     'daemon/handlers.ts',
     'daemon/job-slot.ts',
-    'daemon/page-sink.ts',
-    'daemon/recover.ts',
-    'daemon/scheduler.ts',
+        'daemon/scheduler.ts',
     'daemon/server.ts',
-    'fleet/flush.ts',
-    'fleet/link.ts',
+      'fleet/link.ts',
     'fleet/web.ts',
-    'notify/pager.ts',
-    'ptyhost/conn.ts',
+      'ptyhost/conn.ts',
     'ptyhost/server.ts',
     'supervisor/agent-side.ts',
     'supervisor/cast-header.ts',

@@ -8,7 +8,7 @@ import type { Daemon } from '../daemon.js';
 import type { JobHandle } from '../job-slot.js';
 import { reasonText } from '../reason-text.js';
 import { promptView } from './prompt-view.js';
-import { choiceLabel } from '../../web/choice-labels.js';
+import { choiceLabel } from '../../core/choice-labels.js';
 import { maskJob } from '../job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
