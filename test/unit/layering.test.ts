@@ -54,9 +54,7 @@ const KNOWN_CLIMBS: readonly string[] = [
 ];
 /** Files still inside an import circle, for the same reason; shrink-only like KNOWN_CLIMBS. */
 const KNOWN_CIRCLE_FILES: readonly string[] = [
-    'board/db.ts',
-    'board/schema.ts',
-      'daemon/command.ts',
+          'daemon/command.ts',
     'daemon/commands.ts',
     'daemon/commands/jobs.ts',
     'daemon/commands/status.ts',
