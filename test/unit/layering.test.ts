@@ -32,25 +32,25 @@ const graph = importEdges(SRC);
 const folders = [...new Set(graph.files.map(folderOf))].sort();
 
 /**
- * Imports that still climb a floor or close a circle, left for the command contract's move to
+ * Imports that still climb a floor, left for the command contract's move to
  * src/api/ (the web and fleet will speak api/, and the daemon will stop importing the web).
  * The test fails when an entry no longer occurs, so this list can only shrink.
  */
 const KNOWN_CLIMBS: readonly string[] = [
-    'daemon/commands/web.ts: import of web/auth-input.ts (daemon may not import web)',
-    'daemon/commands/web.ts: import of web/types.ts (daemon may not import web)',
-    'daemon/daemon-start.ts: import of web/auth-store.ts (daemon may not import web)',
-    'daemon/daemon-start.ts: import of web/page-links.ts (daemon may not import web)',
-    'daemon/daemon.ts: import of web/listen.ts (daemon may not import web)',
-    'daemon/daemon.ts: import of web/server.ts (daemon may not import web)',
-    'daemon/daemon.ts: import of web/auth-store.ts (daemon may not import web)',
-    'fleet/jobs.ts: import of daemon/ended-pages.ts (fleet may not import daemon)',
-    'fleet/link.ts: import of daemon/command.ts (fleet may not import daemon)',
-    'fleet/link.ts: import of daemon/job-slot.ts (fleet may not import daemon)',
-    'fleet/link.ts: import of web/api.ts (fleet may not import web)',
-    'fleet/route.ts: import of daemon/job-secrets.ts (fleet may not import daemon)',
-    'fleet/web.ts: import of daemon/command.ts (fleet may not import daemon)',
-    'fleet/web.ts: import of daemon/daemon.ts (fleet may not import daemon)',
+  'daemon/commands/web.ts: import of web/auth-input.ts (daemon may not import web)',
+  'daemon/commands/web.ts: import of web/types.ts (daemon may not import web)',
+  'daemon/daemon-start.ts: import of web/auth-store.ts (daemon may not import web)',
+  'daemon/daemon-start.ts: import of web/page-links.ts (daemon may not import web)',
+  'daemon/daemon.ts: import of web/listen.ts (daemon may not import web)',
+  'daemon/daemon.ts: import of web/server.ts (daemon may not import web)',
+  'daemon/daemon.ts: import of web/auth-store.ts (daemon may not import web)',
+  'fleet/jobs.ts: import of daemon/ended-pages.ts (fleet may not import daemon)',
+  'fleet/link.ts: import of daemon/command.ts (fleet may not import daemon)',
+  'fleet/link.ts: import of daemon/job-slot.ts (fleet may not import daemon)',
+  'fleet/link.ts: import of web/api.ts (fleet may not import web)',
+  'fleet/route.ts: import of daemon/job-secrets.ts (fleet may not import daemon)',
+  'fleet/web.ts: import of daemon/command.ts (fleet may not import daemon)',
+  'fleet/web.ts: import of daemon/daemon.ts (fleet may not import daemon)',
 ];
 /** Files still inside an import circle, for the same reason; shrink-only like KNOWN_CLIMBS. */
 const KNOWN_CIRCLE_FILES: readonly string[] = [
