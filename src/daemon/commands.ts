@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { StopMode } from './daemon-stop.js';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
 import { defineCommand, type DaemonCommand } from './command.js';

@@ -17,14 +17,13 @@ export const FLOORS: Record<string, readonly string[]> = {
   service: ['util'],
   // Adapters read agents' own transcripts into core events.
   adapters: ['core', 'events', 'util'],
-  // pty names agents' processes with the adapters' types.
-  pty: ['adapters', 'core', 'util'],
-  // Rules compile key names with pty/keys.ts and carry the responder's policy.
-  rules: ['core', 'pty', 'responder', 'util'],
+  // Rules carry the responder's policy.
+  rules: ['core', 'responder', 'util'],
   // Probes and notify read their YAML files through rules/yaml-source.ts.
   probes: ['core', 'rules', 'util'],
   notify: ['core', 'rules', 'util'],
-  // Floor 3: what runs one agent.
+  // Floor 3: what runs one agent. pty names agents' processes with the adapters' types.
+  pty: ['adapters', 'core', 'util'],
   agents: ['core', 'probes', 'util'],
   signals: ['adapters', 'core', 'events', 'util'],
   ptyhost: ['pty', 'record', 'util'],
