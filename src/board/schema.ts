@@ -6,7 +6,7 @@
  * user_version belongs to the board. Other tables in the same file (the
  * pager's outbox) must not use it for their own versioning.
  */
-import type { Database } from './db.js';
+import type Sqlite from 'better-sqlite3';
 import { InputError } from '../util/errors.js';
 
 const MIGRATIONS: readonly string[] = [
@@ -102,12 +102,12 @@ const MIGRATIONS: readonly string[] = [
 
 export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;
 
-function version(db: Database): number {
+function version(db: Sqlite.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
 /** Brings the file to BOARD_SCHEMA_VERSION; refuses a file from a newer nightshift. */
-export function migrateBoard(db: Database, file: string = db.name): void {
+export function migrateBoard(db: Sqlite.Database, file: string = db.name): void {
   // Checked outside a write transaction first: an up-to-date file (every
   // open but the first) must not take the write lock just to find that out.
   if (checkVersion(db, file) === BOARD_SCHEMA_VERSION) return;
@@ -118,7 +118,7 @@ export function migrateBoard(db: Database, file: string = db.name): void {
   }).immediate();
 }
 
-function checkVersion(db: Database, file: string): number {
+function checkVersion(db: Sqlite.Database, file: string): number {
   const v = version(db);
   if (v > BOARD_SCHEMA_VERSION) {
     throw new InputError(

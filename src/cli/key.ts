@@ -1,6 +1,6 @@
 /** `nightshift key JOB NAME` — press a named key in a job (enter, escape, ctrl-c, up, …). */
 import type { Command } from 'commander';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import { addStateFlag, callDaemon, currentUser, type StateFlag } from './daemon-client.js';
 
 export function registerKey(program: Command): void {

@@ -6,7 +6,7 @@
 import { exitStatus, wireReason } from '../core/outcome.js';
 import type { Transition } from '../core/task-state.js';
 import type { Board } from '../board/board.js';
-import type { JobEvent, JobSink } from '../supervisor/job-sinks.js';
+import type { JobEvent, JobSink } from '../supervisor/job-events.js';
 
 // Each write waits for the disk (synchronous=FULL): a job's heartbeat need not be finer.
 const ACTIVITY_WRITE_MS = 2_000;

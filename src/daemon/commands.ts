@@ -5,7 +5,7 @@
  */
 import { COMMAND_LIST } from '../api/commands.js';
 import type { StopMode } from '../api/results.js';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
 import { bind, liveJob, type DaemonCommand, type Handlers } from './command.js';

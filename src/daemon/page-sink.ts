@@ -12,7 +12,7 @@ import type { Pager } from '../notify/pager.js';
 import type { Page } from '../notify/page.js';
 import type { Redactor } from '../notify/secrets.js';
 import type { BundleSource } from '../rules/live-bundle.js';
-import type { JobEvent, JobSink } from '../supervisor/job-sinks.js';
+import type { JobEvent, JobSink } from '../supervisor/job-events.js';
 import type { JobWarning } from '../supervisor/tree-agent.js';
 import { actionPage, cliCommand, PAGE_LOG_LINES, type PageBase } from './job-pages.js';
 

@@ -3,10 +3,8 @@
  * private 0700 directory (tmux's rule): whoever can reach the socket can
  * drive every job, so the directory must be ours and closed to others.
  */
-import { chmodSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../util/errors.js';
-import { makeStateDir } from '../util/state-dir.js';
+import { makeRunDir, runDirOf } from '../util/state-dir.js';
 
 export interface DaemonPaths {
   readonly stateDir: string;
@@ -19,7 +17,7 @@ export interface DaemonPaths {
 }
 
 export function daemonPaths(stateDir: string): DaemonPaths {
-  const runDir = join(stateDir, 'run');
+  const runDir = runDirOf(stateDir);
   return {
     stateDir,
     runDir,
@@ -33,12 +31,5 @@ export function daemonPaths(stateDir: string): DaemonPaths {
 
 /** Creates the run directory 0700, or refuses one that is not ours or is open to others. */
 export function ensureRunDir(p: DaemonPaths): void {
-  makeStateDir(p.stateDir);
-  makeStateDir(p.runDir, 'run directory');
-  const info = lstatSync(p.runDir);
-  if (!info.isDirectory()) throw new InputError(`${p.runDir} is not a directory`);
-  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
-    throw new InputError(`${p.runDir} belongs to uid ${info.uid}, not to you; refusing to put the control socket there`);
-  }
-  if ((info.mode & 0o077) !== 0) chmodSync(p.runDir, 0o700);
+  makeRunDir(p.stateDir, p.runDir);
 }

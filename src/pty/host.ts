@@ -5,7 +5,7 @@ import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { keepLastWords } from './last-words.js';
 import { InputError } from '../util/errors.js';
 import { Emitter } from '../util/event.js';
-import { keySequence } from './keys.js';
+import { keySequence } from '../core/keys.js';
 import { OutputFan, type OutputChunk } from './utf8-stream.js';
 import type { Disposable, PtyExit, PtyPort, SendTextOptions } from './pty-port.js';
 

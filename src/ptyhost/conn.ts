@@ -5,7 +5,6 @@
 import type { Socket } from 'node:net';
 import type { HostJob, JobSink } from './job.js';
 import { FRAME, FrameDecoder, jsonFrame, outputHeader, parseJson, type JobExit, type RecordingProblem } from './protocol.js';
-import type { PtyHostServer } from './server.js';
 
 /** A client's socket holding this much unsent output pauses the jobs feeding it (backpressure, not memory). */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -14,6 +13,14 @@ const STALL_MS = 10_000;
 /** Output waits at most this long to be sent with more (a keystroke's echo is 2 ms later, a flood costs 20× fewer frames). */
 const FLUSH_MS = 2;
 const BATCH_BYTES = 128 * 1024;
+
+/** What a connection asks of the host that accepted it (server.ts's PtyHostServer fits it). */
+export interface ConnHost {
+  handle(conn: Conn, body: unknown, tail: Buffer): void;
+  heard(job: HostJob): void;
+  forget(conn: Conn): void;
+  log(line: string): void;
+}
 
 /** One client connection; as a job sink it frames output and exits onto the socket. */
 export class Conn implements JobSink {
@@ -26,7 +33,7 @@ export class Conn implements JobSink {
 
   constructor(
     readonly socket: Socket,
-    private readonly host: PtyHostServer,
+    private readonly host: ConnHost,
   ) {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.closed());

@@ -1,9 +1,9 @@
 /** The host as a process: one per state directory, kept so by a lock, logging to DIR/ptyhost.log, gone when idle. */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { daemonPaths, ensureRunDir } from '../daemon/paths.js';
-import { DaemonLock } from '../daemon/lock.js';
 import { InputError } from '../util/errors.js';
+import { PidLock } from '../util/pid-lock.js';
+import { makeRunDir, runDirOf } from '../util/state-dir.js';
 import { PTYHOST_VERSION, ptyhostSocket } from './protocol.js';
 import { PtyHostServer, type HostOptions } from './server.js';
 
@@ -14,9 +14,8 @@ import { PtyHostServer, type HostOptions } from './server.js';
  * already runs.
  */
 export async function runHost(stateDir: string, opts: HostOptions): Promise<boolean> {
-  const paths = daemonPaths(stateDir);
-  ensureRunDir(paths);
-  const lock = takeLock(join(paths.runDir, 'ptyhost.lock'));
+  makeRunDir(stateDir);
+  const lock = takeLock(join(runDirOf(stateDir), 'ptyhost.lock'));
   if (!lock) return false;
   const logFile = join(stateDir, 'ptyhost.log');
   const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${line}\n`, { mode: 0o600 });
@@ -42,10 +41,10 @@ export async function runHost(stateDir: string, opts: HostOptions): Promise<bool
   return true;
 }
 
-/** The daemon's pid-file lock, reused: a live owner means another host serves this directory. */
-function takeLock(path: string): DaemonLock | undefined {
+/** A live owner of the lock means another host serves this directory. */
+function takeLock(path: string): PidLock | undefined {
   try {
-    return DaemonLock.acquire(path);
+    return PidLock.acquire(path, 'PTY host');
   } catch (e) {
     if (e instanceof InputError && /already runs/.test(e.message)) return undefined;
     throw e;

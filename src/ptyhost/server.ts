@@ -14,7 +14,7 @@ import { rmSync, statSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { z } from 'zod';
 import { InputError } from '../util/errors.js';
-import { Conn } from './conn.js';
+import { Conn, type ConnHost } from './conn.js';
 import { HostJob } from './job.js';
 import { FRAME, jsonFrame, PTYHOST_VERSION, type ErrorBody } from './protocol.js';
 import { inode, listenPrivate } from './socket-file.js';
@@ -61,7 +61,7 @@ const SCHEMAS = {
 /** `rid` numbers the request for its reply; the operation's own arguments (a job's `id` among them) sit apart in `args`. */
 const REQUEST = z.object({ rid: z.number().int(), op: z.enum(Object.keys(SCHEMAS) as [keyof typeof SCHEMAS]), args: z.unknown() });
 
-export class PtyHostServer {
+export class PtyHostServer implements ConnHost {
   private readonly jobs = new Map<string, HostJob>();
   /** Exited jobs whose exit no client has been told of yet (with when they ended). */
   private readonly unheard = new Map<HostJob, number>();

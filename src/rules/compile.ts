@@ -1,6 +1,6 @@
 /** Turns validated rule-file entries into runtime rules; every regex error names its line. */
 import type { AgentVersion, PromptExtract, PromptRule, RiskPattern } from '../core/prompt-match.js';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import { InputError } from '../util/errors.js';
 import { CHECKED_ENTRY, type PromptEntry } from './schema.js';
 import { lineAt, type YamlSource } from './yaml-source.js';

@@ -10,7 +10,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { AgentKind } from '../core/agent-events.js';
 import type { AgentState } from '../core/agent-state.js';
 import { agentWordIndex } from '../adapters/types.js';
-import { agentVersion } from '../supervisor/agent-version.js';
+import { agentVersion } from '../adapters/agent-version.js';
 import type { LineTail } from '../events/line-tail.js';
 import { claudeHookState } from './claude-hooks.js';
 import { claudeSettingsArgs } from './claude-settings.js';

@@ -13,7 +13,7 @@ import type { RulesCoverage } from '../rules/coverage.js';
 import type { DisposableStore } from '../util/lifecycle.js';
 import { JobAgent, type AgentHost } from './job-agent.js';
 import { jobCoverage } from './job-coverage.js';
-import type { JobEvent } from './job-sinks.js';
+import type { JobEvent } from './job-events.js';
 import type { JobOptions, JobSpec } from './job-spec.js';
 import type { Logger } from './logger.js';
 import { TreeAgent, type JobWarning } from './tree-agent.js';

@@ -1,6 +1,6 @@
 /** The header of a job's recording: enough to replay it faithfully as a drill. */
 import { REGISTRY_ENV_NAMES } from '../responder/policy.js';
-import type { JobSpec } from './live-job.js';
+import type { JobSpec } from './job-spec.js';
 
 export function castHeader(spec: JobSpec, startMs: number) {
   return {

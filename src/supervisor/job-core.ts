@@ -28,6 +28,7 @@ import { openRecords } from './job-records.js';
 import type { JobSummary } from './summary.js';
 import type { JobOptions, JobSpec, ScreenView } from './job-spec.js';
 import type { AgentLaunch } from '../signals/wire.js';
+import type { JobEvent } from './job-events.js';
 import * as sink from './job-sinks.js';
 import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
 import { AgentSide, type AgentActs } from './agent-side.js';
@@ -63,7 +64,7 @@ export class JobCore {
    * (job-sinks.ts); held until the sinks exist (a disk problem with the
    * recording's header comes before they do).
    */
-  private readonly events = new Emitter<sink.JobEvent>({ buffer: EARLY_EVENTS });
+  private readonly events = new Emitter<JobEvent>({ buffer: EARLY_EVENTS });
   readonly agents: AgentSide;
   private readonly responder: Responder;
   private readonly sources: SourceHost;
@@ -176,7 +177,7 @@ export class JobCore {
     ], (err, e, name) => this.sinkFailed(err, e, name));
   }
 
-  private sinkFailed(err: unknown, e: sink.JobEvent, name: string): void {
+  private sinkFailed(err: unknown, e: JobEvent, name: string): void {
     const key = `${name}\n${e.kind}`;
     if (this.sinkFailures.has(key)) return;
     this.sinkFailures.add(key);
@@ -260,7 +261,7 @@ export class JobCore {
     this.log.info({ prompts: b.rules.prompts.length, policy: b.policy.file }, 'rules and policy reloaded');
   }
 
-  emit(e: sink.JobEvent): void {
+  emit(e: JobEvent): void {
     this.events.fire(e);
   }
 

@@ -4,7 +4,7 @@ import type { PromptRule } from '../core/prompt-match.js';
 import { basename } from 'node:path';
 import { AGENT_PROGRAMS, coverageOf, RULE_AGENT, unknownCoverage, type RulesCoverage } from '../rules/coverage.js';
 import { describeError } from '../util/errors.js';
-import { agentVersion } from './agent-version.js';
+import { agentVersion } from '../adapters/agent-version.js';
 import type { JobSpec } from './job-spec.js';
 
 /** Never rejects: an unreadable version is reported in the coverage, not thrown. undefined for a plain program. */

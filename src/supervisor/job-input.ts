@@ -1,7 +1,7 @@
 /** What is typed into a job's terminal, by a person or on their behalf: sent to the PTY and recorded as `i` events. */
 import type { Clock } from '../core/clock.js';
 import type { PtyPort } from '../pty/pty-port.js';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import type { JobRecording } from '../record/job-recording.js';
 import type { PromptRule } from '../core/prompt-match.js';
 

@@ -7,7 +7,8 @@ import type { Action } from '../core/watchdog-types.js';
 import { EvidenceLog } from './evidence.js';
 import type { RecordedInput } from './job-input.js';
 import type { Logger } from './logger.js';
-import { answerKeysSink, BlockedPromptSink, evidenceSink, JobSinks, type JobEvent } from './job-sinks.js';
+import type { JobEvent } from './job-events.js';
+import { answerKeysSink, BlockedPromptSink, evidenceSink, JobSinks } from './job-sinks.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ns-sinks-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

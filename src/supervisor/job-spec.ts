@@ -13,7 +13,7 @@ import type { ProbeProfile } from '../probes/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import type { JobPaths } from './job-dir.js';
-import type { JobSink } from './job-sinks.js';
+import type { JobSink } from './job-events.js';
 import type { JobWarning } from './tree-agent.js';
 
 export interface JobSpec {

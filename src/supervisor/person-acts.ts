@@ -10,7 +10,7 @@ import { personMarker } from '../core/tool-events.js';
 import type { PromptRule } from '../core/prompt-match.js';
 import type { Signal } from '../core/watchdog-types.js';
 import type { Watchdog } from '../core/watchdog.js';
-import { keySequence } from '../pty/keys.js';
+import { keySequence } from '../core/keys.js';
 import { InputError } from '../util/errors.js';
 import type { EvidenceLog } from './evidence.js';
 import { personAnswerKeys, type RecordedInput } from './job-input.js';

@@ -5,7 +5,7 @@ import { redactDeep, type Redactor } from '../notify/secrets.js';
 import { readFileSync } from 'node:fs';
 import { AtomicFile } from '../util/atomic-write.js';
 import type { JobPaths } from './job-dir.js';
-import type { JobSpec } from './live-job.js';
+import type { JobSpec } from './job-spec.js';
 
 interface SummaryTransition {
   time: string;

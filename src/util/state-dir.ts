@@ -1,5 +1,6 @@
 /** Making the state directory (0700), with the refusals a person can fix said in one line. */
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError } from './errors.js';
 
 const REFUSALS: Readonly<Record<string, string>> = {
@@ -32,4 +33,22 @@ export function stateDirProblem(dir: string, what = 'state directory'): InputErr
   } catch (cause) {
     return (cause as NodeJS.ErrnoException).code === 'ENOTDIR' ? refused(dir, what, cause) : null;
   }
+}
+
+/** The private directory inside a state directory that holds the daemon's and the PTY host's sockets and locks. */
+export const runDirOf = (stateDir: string): string => join(stateDir, 'run');
+
+/**
+ * Creates the run directory 0700, or refuses one that is not ours or is open
+ * to others (tmux's rule): whoever can reach a socket in it drives every job.
+ */
+export function makeRunDir(stateDir: string, runDir = runDirOf(stateDir)): void {
+  makeStateDir(stateDir);
+  makeStateDir(runDir, 'run directory');
+  const info = lstatSync(runDir);
+  if (!info.isDirectory()) throw new InputError(`${runDir} is not a directory`);
+  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+    throw new InputError(`${runDir} belongs to uid ${info.uid}, not to you; refusing to put the control socket there`);
+  }
+  if ((info.mode & 0o077) !== 0) chmodSync(runDir, 0o700);
 }

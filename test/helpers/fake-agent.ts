@@ -1,4 +1,4 @@
-/** A stand-in agent on PATH for tests of the agent-version check (src/supervisor/agent-version.ts). */
+/** A stand-in agent on PATH for tests of the agent-version check (src/adapters/agent-version.ts). */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './cli.js';

@@ -6,7 +6,7 @@ import { loadPolicy } from '../../rules/policy-file.js';
 import { InputError } from '../../util/errors.js';
 import type { CommandHost } from '../../api/host.js';
 import { promptView } from './prompt-view.js';
-import { choiceLabel } from '../../web/choice-labels.js';
+import { choiceLabel } from '../../core/choice-labels.js';
 import { maskJob } from '../job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';

@@ -6,7 +6,7 @@
  * the label is the key's own name ("Esc", "Enter", "n").
  *
  * Pure: no I/O, no imports, so the daemon (show's prompt.choices) and tests
- * call it alike. Key names are those of src/pty/keys.ts.
+ * call it alike. Key names are those of keys.ts.
  */
 
 /** The longest label: a button on a 390 px wide screen holds about this much over two lines. */

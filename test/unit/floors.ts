@@ -1,0 +1,64 @@
+/**
+ * Which src/ folders each src/ folder may import, floor by floor from the bottom. A folder may
+ * always import its own files. test/unit/layering.test.ts checks every src/** import against it
+ * and checks the table itself has no circle, so no folder can reach one above it.
+ * An edge is here because code uses it today; the comment says why that is sound.
+ */
+export const FLOORS: Record<string, readonly string[]> = {
+  // Floor 0: plain helpers (errors, files, timers, workers) with no idea of jobs or agents.
+  util: [],
+  // Floor 1: the deterministic core; util/errors.ts only (the core test says which file).
+  core: ['util'],
+
+  // Floor 2: leaves that read, record or describe, each on the core's vocabulary.
+  record: ['util'],
+  screen: ['core', 'util'],
+  events: ['core', 'util'],
+  // The board stores the core's outcomes and task states.
+  board: ['core', 'util'],
+  responder: ['core', 'util'],
+  service: ['util'],
+  // Adapters read agents' own transcripts and event files into core events.
+  adapters: ['core', 'events', 'util'],
+  // Rules carry the responder's policy.
+  rules: ['core', 'responder', 'util'],
+  // Probes and notify read their YAML files through rules/yaml-source.ts.
+  probes: ['core', 'rules', 'util'],
+  notify: ['core', 'rules', 'util'],
+
+  // Floor 3: what runs one agent.
+  // pty names an agent's process with the adapters' types.
+  pty: ['adapters', 'core', 'util'],
+  // The agent monitor runs the probes over an agent's events.
+  agents: ['core', 'probes', 'util'],
+  // Hooks and notify scripts speak the adapters' event formats.
+  signals: ['adapters', 'core', 'events', 'util'],
+  // The PTY host owns PTYs and their recordings, and nothing of the daemon.
+  ptyhost: ['pty', 'record', 'util'],
+  // A job: its PTY, screen, watchdog, agent watchers, rules and answers, records (board types,
+  // notify's redaction of secrets) and the signals it wires into its agent.
+  supervisor: [
+    'adapters', 'agents', 'board', 'core', 'events', 'notify', 'probes',
+    'pty', 'record', 'responder', 'rules', 'screen', 'signals', 'util',
+  ],
+  // Drills replay recorded jobs through the same pieces a live job uses.
+  drill: ['agents', 'core', 'probes', 'record', 'responder', 'rules', 'screen', 'supervisor', 'util'],
+
+  // Floor 4: the command contract the daemon serves and the web and fleet speak.
+  api: ['board', 'core', 'notify', 'rules', 'supervisor', 'util'],
+
+  // Floor 5: the daemon owns jobs, the board, the pager and the PTY host link, and composes the
+  // fleet link; the web serves on top of the daemon.
+  fleet: ['api', 'board', 'core', 'notify', 'util'],
+  daemon: [
+    'adapters', 'api', 'board', 'core', 'events', 'fleet', 'notify', 'pty',
+    'ptyhost', 'rules', 'supervisor', 'util',
+  ],
+  web: ['api', 'board', 'core', 'daemon', 'notify', 'util'],
+
+  // Floor 6: the command line may use anything.
+  cli: [
+    'adapters', 'api', 'board', 'core', 'daemon', 'drill', 'events', 'fleet', 'notify', 'probes',
+    'pty', 'ptyhost', 'record', 'responder', 'rules', 'service', 'supervisor', 'util', 'web',
+  ],
+};
