@@ -5,7 +5,7 @@
  * a code is valid for an hour from the moment a phone can see it.
  */
 import type { Page } from '../notify/page.js';
-import type { CodePurpose, Person } from './types.js';
+import type { CodePurpose, Person } from '../people/types.js';
 
 /** How long a page's codes stay valid. */
 export const PAGE_CODE_TTL_MS = 60 * 60_000;
