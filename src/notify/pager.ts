@@ -15,7 +15,7 @@ import { Outbox, type DeliveryStore, type OutboxRow } from './outbox.js';
 import { redactPage, type Page, type PageKind } from './page.js';
 import { sendTestPage, type TestPageResult } from './test-page.js';
 import { releaseTime } from './quiet-hours.js';
-import type { PageLinker } from '../web/page-links.js';
+import type { PageLinker } from './page-linker.js';
 
 export interface PagerOptions {
   /** First retry delay after a failed send; doubles per failure. Default 5 s. */

@@ -5,6 +5,7 @@
  * a code is valid for an hour from the moment a phone can see it.
  */
 import type { Page } from '../notify/page.js';
+import type { PageLinker, PageLinks } from '../notify/page-linker.js';
 import type { CodePurpose, Person } from '../people/types.js';
 
 /** How long a page's codes stay valid. */
@@ -21,16 +22,6 @@ export interface CodeMinter {
  */
 export interface WebCodes extends CodeMinter {
   audit(entry: { who: string; action: string; job?: string; ok: boolean; ip?: string; detail?: string }, now: number): void;
-}
-
-export interface PageLinks {
-  url: string;
-  decline_url?: string;
-}
-
-/** What the pager asks of the web side; null when there is nothing to link to. */
-export interface PageLinker {
-  link(page: Page, now: number): PageLinks | null;
 }
 
 export interface LinkSource {
