@@ -7,6 +7,7 @@
  * schemas and nothing of what answers them.
  */
 import type { z } from 'zod';
+import type { WebRole } from '../people/types.js';
 import { InputError } from '../util/errors.js';
 import { issuesText } from './protocol.js';
 
@@ -37,7 +38,7 @@ export const NO_STREAM: CallContext = {
  * HTTP too; `operator`: also change a job over HTTP. A socket caller is
  * the daemon's own user and may call everything.
  */
-export type Role = 'viewer' | 'operator' | 'local';
+export type Role = WebRole | 'local';
 export const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, local: 2 };
 
 /** Where a command is served under /api/v1 (src/web/api.ts); `:job` and the like are taken from its arguments. */

@@ -5,7 +5,7 @@
  * bound to these inside the daemon (src/daemon/commands.ts).
  */
 import { z } from 'zod';
-import { personNameSchema, webRoleSchema } from '../web/auth-input.js';
+import { personNameSchema, webRoleSchema } from '../people/auth-input.js';
 import { defineRecord, type CommandRecord } from './command.js';
 import * as R from './results.js';
 

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Board } from '../board/board.js';
 import type { Pager } from '../notify/pager.js';
-import type { WebAuth } from '../web/auth-store.js';
+import type { WebAuth } from '../people/auth-store.js';
 import type { JobHandle } from './job-handle.js';
 import type { statusSchema, StopMode } from './results.js';
 

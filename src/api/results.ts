@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
 import type { OutboxRow } from '../notify/outbox.js';
 import { PAGE_KINDS, type Page } from '../notify/page.js';
-import { WEB_ROLES } from '../web/types.js';
+import { WEB_ROLES } from '../people/types.js';
 
 const iso = z.string();
 const isoOrNull = iso.nullable();

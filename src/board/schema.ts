@@ -47,7 +47,7 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 2: where a resumed job's transcript picks up (JSON, null for a fresh job).
   `ALTER TABLE jobs ADD COLUMN resume_from TEXT;`,
-  // 3: the web view's people, single-use codes and browser sessions (src/web/auth-store.ts).
+  // 3: the web view's people, single-use codes and browser sessions (src/people/auth-store.ts).
   // Secrets are never stored: a token's secret as scrypt(secret, salt), codes and
   // session ids as their SHA-256. Times are ms. IF NOT EXISTS: a test (or a person)
   // that winds user_version back must not find the step impossible to replay.

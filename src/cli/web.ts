@@ -1,7 +1,7 @@
 /** `nightshift web token|revoke|list` — who may use the web view (`daemon --http`), and their tokens. */
 import type { Command } from 'commander';
 import type { CommandResult } from '../api/commands.js';
-import { checkInput as parse, personNameSchema, webRoleSchema } from '../web/auth-input.js';
+import { checkInput as parse, personNameSchema, webRoleSchema } from '../people/auth-input.js';
 import { addStateFlag, ago, callDaemon, currentUser, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerWeb(program: Command): void {

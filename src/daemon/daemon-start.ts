@@ -16,7 +16,7 @@ import { startupReport, type StartupReport } from '../notify/startup.js';
 import type { Logger } from '../supervisor/logger.js';
 import { findConfig, type Found } from '../util/home.js';
 import type { DisposableStore } from '../util/lifecycle.js';
-import { WebAuth } from '../web/auth-store.js';
+import { WebAuth } from '../people/auth-store.js';
 import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
 import type { CommandTable } from '../api/command.js';

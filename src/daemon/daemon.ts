@@ -34,7 +34,7 @@ import type { HostLink } from './host-link.js';
 import type { ControlServer } from './server.js';
 import type { ListenPlan } from '../web/listen.js';
 import { WebServer } from '../web/server.js';
-import type { WebAuth } from '../web/auth-store.js';
+import type { WebAuth } from '../people/auth-store.js';
 import type { Commands } from './command.js';
 import type { FleetLink } from '../fleet/link.js';
 import { within } from '../util/within.js';

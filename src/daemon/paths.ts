@@ -12,7 +12,7 @@ export interface DaemonPaths {
   readonly socket: string;
   readonly lock: string;
   readonly log: string;
-  /** Every web action, one JSON line each (src/web/audit.ts). */
+  /** Every web action, one JSON line each (src/people/audit.ts). */
   readonly webAudit: string;
 }
 

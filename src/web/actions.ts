@@ -7,7 +7,8 @@
  */
 import { NO_STREAM, type CommandRunner } from '../api/command.js';
 import { describeError } from '../util/errors.js';
-import { webActor, type CodePurpose, type RedeemedCode, type WebHost } from './types.js';
+import type { CodePurpose, RedeemedCode } from '../people/types.js';
+import { webActor, type WebHost } from './types.js';
 
 export interface CodeActionResult {
   status: number;

@@ -7,7 +7,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ROLE_RANK, type Role } from '../api/command.js';
-import type { AuthStore, Person, Session } from './types.js';
+import type { Person, Session } from '../people/types.js';
+import type { AuthStore } from './types.js';
 
 export const SESSION_COOKIE = 'nightshift_session';
 export const CSRF_HEADER = 'x-csrf-token';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Harness, MIN, NOON, samplePage } from '../../test/helpers/notify-harness.js';
 import { ntfyMessage, slackMessage, webhookMessage } from '../notify/format.js';
 import { pageLinker, PAGE_CODE_TTL_MS, type CodeMinter } from './page-links.js';
-import type { CodePurpose, Person } from './types.js';
+import type { CodePurpose, Person } from '../people/types.js';
 
 const URL_ = 'https://ns.example.com/jobs/build-api?code=nsc_login1';
 const DECLINE = 'https://ns.example.com/a/nsc_act2';

@@ -6,7 +6,7 @@
  */
 import type { Page } from '../notify/page.js';
 import type { PageLinker, PageLinks } from '../notify/page-linker.js';
-import type { CodePurpose, Person } from './types.js';
+import type { CodePurpose, Person } from '../people/types.js';
 
 /** How long a page's codes stay valid. */
 export const PAGE_CODE_TTL_MS = 60 * 60_000;

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { API, type ApiDeps } from './api.js';
 import { callerOf, ipOf, refusal, refuse, SESSION_COOKIE } from './identity.js';
-import type { Person, SessionOrigin } from './types.js';
+import type { Person, SessionOrigin } from '../people/types.js';
 
 /** Ten tries a minute from one address: plenty for a person, nothing for guessing. */
 export const LOGIN_LIMIT = { max: 10, timeWindow: 60_000 };

@@ -16,7 +16,7 @@ import { Daemon } from '../../src/daemon/daemon.js';
 import { handlers } from '../../src/daemon/handlers.js';
 import { defaultPolicyPath } from '../../src/rules/bundle.js';
 import { runCodeAction } from '../../src/web/actions.js';
-import type { RedeemedCode } from '../../src/web/types.js';
+import type { RedeemedCode } from '../../src/people/types.js';
 import type { JobRecord } from '../../src/board/types.js';
 import { testScopes, waitUntil } from '../helpers/daemon.js';
 

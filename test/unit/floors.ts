@@ -44,21 +44,27 @@ export const FLOORS: Record<string, readonly string[]> = {
   // Drills replay recorded jobs through the same pieces a live job uses.
   drill: ['agents', 'core', 'probes', 'record', 'responder', 'rules', 'screen', 'supervisor', 'util'],
 
-  // Floor 4: the command contract the daemon serves and the web and fleet speak.
-  api: ['board', 'core', 'notify', 'rules', 'supervisor', 'util'],
+  // People, their tokens, codes and sessions, kept in the board's SQLite file.
+  people: ['board', 'util'],
 
-  // Floor 5: the daemon owns jobs, the board, the pager and the PTY host link, and composes the
-  // fleet link; the web serves on top of the daemon.
+  // Floor 4: the command contract the daemon serves and the web and fleet speak; its roles are
+  // people's roles.
+  api: ['board', 'core', 'notify', 'people', 'rules', 'supervisor', 'util'],
+
+  // Floor 5: transports over the contract: they see the daemon only through api's ports.
   fleet: ['api', 'board', 'core', 'notify', 'util'],
-  daemon: [
-    'adapters', 'api', 'board', 'core', 'events', 'fleet', 'notify', 'pty',
-    'ptyhost', 'rules', 'supervisor', 'util',
-  ],
-  web: ['api', 'board', 'core', 'daemon', 'notify', 'util'],
+  web: ['api', 'board', 'core', 'notify', 'people', 'util'],
 
-  // Floor 6: the command line may use anything.
+  // Floor 6: the daemon, the one composition root: it owns jobs, the board, the pager and the PTY
+  // host link, and starts the web view and the fleet link on its own port.
+  daemon: [
+    'adapters', 'api', 'board', 'core', 'events', 'fleet', 'notify', 'people', 'pty',
+    'ptyhost', 'rules', 'supervisor', 'util', 'web',
+  ],
+
+  // Floor 7: the command line may use anything.
   cli: [
-    'adapters', 'api', 'board', 'core', 'daemon', 'drill', 'events', 'fleet', 'notify', 'probes',
+    'adapters', 'api', 'board', 'core', 'daemon', 'drill', 'events', 'fleet', 'notify', 'people', 'probes',
     'pty', 'ptyhost', 'record', 'responder', 'rules', 'service', 'supervisor', 'util', 'web',
   ],
 };

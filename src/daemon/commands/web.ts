@@ -5,7 +5,7 @@
  * web audit log, as the socket caller.
  */
 import type { CommandHost } from '../../api/host.js';
-import type { WebRole } from '../../web/types.js';
+import type { WebRole } from '../../people/types.js';
 import { byLabel } from '../../supervisor/person-acts.js';
 import { InputError } from '../../util/errors.js';
 import type { Handlers } from '../command.js';
