@@ -14,7 +14,7 @@ import { attach, logs } from './commands/streams.js';
 import { statusOf } from './commands/status.js';
 import { testPage } from '../notify/test-page.js';
 import { WEB_HANDLERS } from './commands/web.js';
-import { inheritEnv, maskJob, maskShown } from './job-secrets.js';
+import { inheritEnv, maskJob, maskShown } from '../notify/job-secrets.js';
 import { pruneJobs } from './prune.js';
 
 const HANDLERS: Handlers = {

@@ -21,11 +21,16 @@ import { pageLinker } from '../web/page-links.js';
 import { DaemonBundles } from './bundles.js';
 import type { CommandTable } from '../api/command.js';
 import type { Commands } from './command.js';
-import type { Daemon, DaemonOptions } from './daemon.js';
+import type { DaemonOptions } from './daemon-options.js';
+import type { CommandHost } from '../api/host.js';
+import type { WriteFailure } from '../board/write-behind.js';
+import type { Logger as JobLogger } from '../supervisor/logger.js';
+import type { Commands as DaemonCommands } from './command.js';
+import { packageVersion } from '../util/package.js';
 import { handlers } from './handlers.js';
 import { hostEvents } from './host-events.js';
 import { HostLink } from './host-link.js';
-import { jobRedactors } from './job-secrets.js';
+import { jobRedactors } from '../notify/job-secrets.js';
 import { daemonLogger } from './log.js';
 import type { DaemonPaths } from './paths.js';
 import { ControlServer } from './server.js';
@@ -35,10 +40,21 @@ import { ControlServer } from './server.js';
  * `parts` as it opens, so a failed start and a stop release the same list,
  * newest first. The log and the daemon, once they exist.
  */
+/**
+ * What the parts ask of the daemon they make up, once it exists: the
+ * handlers' port, and where a board write that failed is reported. The
+ * daemon implements it; the parts never see the class.
+ */
+export interface Assembled extends CommandHost {
+  boardNotWritten(f: WriteFailure): void;
+  readonly commands: DaemonCommands;
+  readonly log: JobLogger;
+}
+
 export interface Opening {
   readonly parts: DisposableStore;
   log?: Logger;
-  daemon?: Daemon;
+  daemon?: Assembled;
 }
 
 /** With --board: the fleet's database, and this daemon's host name in it. */
@@ -131,7 +147,7 @@ export function withStartupWarnings(startup: StartupReport, notify: NotifyConfig
 }
 
 /** The daemon as one host of a fleet (src/fleet/): `liveIds` are the jobs it runs now. */
-export function fleetLink(d: Daemon, fleet: FleetPlace, liveIds: () => string[]): FleetLink {
+export function fleetLink(d: Assembled, fleet: FleetPlace, liveIds: () => string[]): FleetLink {
   return new FleetLink(fleet.db, fleet.host, {
     board: d.board,
     pager: d.pager,
@@ -142,5 +158,5 @@ export function fleetLink(d: Daemon, fleet: FleetPlace, liveIds: () => string[])
     liveIds,
     schedule: () => d.schedule(),
     webUrl: () => d.webBaseUrl,
-  }, '0.1.0');
+  }, packageVersion());
 }

@@ -7,7 +7,7 @@
 import type { Board } from '../board/board.js';
 import type { Logger } from '../supervisor/logger.js';
 import { within } from '../util/within.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler, StopState } from './scheduler.js';
 
 /**
  * drain: finish running jobs, then exit. now: stop them (the ladder), then
@@ -43,10 +43,7 @@ export interface StopHost {
   release(): Promise<void>;
 }
 
-/** Where the daemon is in stopping, as its scheduler sees it. */
-export type StopState = Pick<DaemonStop, 'mode' | 'shuttingDown' | 'shutdown'>;
-
-export class DaemonStop {
+export class DaemonStop implements StopState {
   private stopping: StopMode | undefined;
   private forceTimer: NodeJS.Timeout | undefined;
   private closing = false;

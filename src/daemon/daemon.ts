@@ -12,7 +12,6 @@
  */
 import type { CommandRunner } from '../api/command.js';
 import type { CommandHost } from '../api/host.js';
-import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { WriteBehind, WriteFailure } from '../board/write-behind.js';
 import { filesWritten } from '../util/atomic-write.js';
@@ -45,25 +44,8 @@ import { Scheduler, type SlotUse } from './scheduler.js';
 import { endHandover, liveHandover, startHandover } from './handover.js';
 import { fleetLink, openParts, withStartupWarnings, type DaemonParts, type FleetPlace, type Opening } from './daemon-start.js';
 
-export interface DaemonOptions {
-  readonly stateDir: string;
-  readonly maxRunning: number;
-  readonly rulesPath: string;
-  readonly policyPath: string | null;
-  readonly config: WatchdogConfig;
-  /** How often queued jobs and the pager's outbox are looked at. */
-  readonly tickMs: number;
-  /** Recording cap per job, bytes (default: the CastWriter's). */
-  readonly recordingCap?: number;
-  /** Serve the web view and the HTTP API (`--http`); null: off. */
-  readonly http?: ListenPlan | null;
-  /** A problem a person must see now (a broken rules edit): the daemon's stderr. */
-  readonly onProblem?: (message: string) => void;
-  /** Extra arguments for a PTY host this daemon starts (tests: a short --idle). */
-  readonly ptyhostArgs?: string[];
-  /** `--board postgres://… --host NAME`: this daemon is one host of a fleet (src/fleet/). */
-  readonly fleet?: { readonly url: string; readonly host: string } | null;
-}
+export type { DaemonOptions } from './daemon-options.js';
+import type { DaemonOptions } from './daemon-options.js';
 
 /** The last outbox flush at shutdown must not hold the exit hostage to a slow notifier. */
 const FINAL_PAGE_MS = 1_000;
@@ -150,7 +132,7 @@ export class Daemon implements CommandHost {
   /** A stop's last line (a failed start has none), then everything logged reaches the file. */
   private static async endLog({ log, daemon }: Opening): Promise<void> {
     if (!log) return;
-    if (daemon?.stopper.shuttingDown) log.info({ event_loop: daemon.loopDelay.report() }, 'daemon stopped');
+    if (daemon instanceof Daemon && daemon.stopper.shuttingDown) log.info({ event_loop: daemon.loopDelay.report() }, 'daemon stopped');
     await new Promise<void>((resolve) => log.flush(() => resolve()));
   }
 

@@ -19,8 +19,7 @@ export type PageBase = Omit<Page, 'kind' | 'reason' | 'prompt' | 'urgent' | 'key
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** How much of a job's output a page about its end points to (`nightshift logs NAME --lines 40`): its last screenful or so. */
-export const PAGE_LOG_LINES = ['--lines', '40'] as const;
+export { PAGE_LOG_LINES } from '../notify/ended-pages.js';
 
 /** `nightshift VERB [--state DIR] ARGS…`, quoted for a POSIX shell. */
 export function cliCommand(stateDir: string, verb: string, ...args: string[]): string {

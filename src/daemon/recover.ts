@@ -14,7 +14,7 @@ import type { Page } from '../notify/page.js';
 import type { Pager } from '../notify/pager.js';
 import { redactorFor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
-import { endedPage } from './ended-pages.js';
+import { endedPage } from '../notify/ended-pages.js';
 import { killSurvivors } from './survivors.js';
 
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */

@@ -15,12 +15,19 @@ import type { JobTerminal } from '../supervisor/job-terminal.js';
 import { describeError } from '../util/errors.js';
 import type { DaemonBundles } from './bundles.js';
 import { DaemonJob, type DaemonJobDeps, type JobLaunch } from './daemon-job.js';
-import type { StopState } from './daemon-stop.js';
-import type { DaemonOptions } from './daemon.js';
-import { endedPage } from './ended-pages.js';
+import type { StopMode } from '../api/results.js';
+import type { DaemonOptions } from './daemon-options.js';
+import { endedPage } from '../notify/ended-pages.js';
 import type { JobHandle, JobSlot, StartingSlot } from './job-slot.js';
 
 /** What the scheduler needs from its daemon (kept narrow so the two files stay apart). */
+/** Where the daemon is in stopping, as its scheduler sees it (DaemonStop implements it). */
+export interface StopState {
+  readonly mode: StopMode | undefined;
+  readonly shuttingDown: boolean;
+  shutdown(): Promise<void>;
+}
+
 export interface SchedulerHost {
   readonly opts: DaemonOptions;
   readonly board: Board;

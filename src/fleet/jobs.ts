@@ -10,7 +10,7 @@ import { isoTime, newJobId, validateSpec } from '../board/validate.js';
 import { isSuccess } from '../core/outcome.js';
 import { InputError, NotFoundError } from '../util/errors.js';
 import type { FleetDb, Queryable } from './db.js';
-import { endedPage } from '../daemon/ended-pages.js';
+import { endedPage } from '../notify/ended-pages.js';
 import { redactPage } from '../notify/page.js';
 import { redactorFor } from '../notify/secrets.js';
 import { queuePage } from './hosts.js';

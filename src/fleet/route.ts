@@ -15,7 +15,7 @@
  */
 import { fleetRouted } from '../api/commands.js';
 import type { JobRecord } from '../board/types.js';
-import { maskJob, maskShown } from '../daemon/job-secrets.js';
+import { maskJob, maskShown } from '../notify/job-secrets.js';
 import { ConflictError, InputError } from '../util/errors.js';
 import { runOnHost } from './commands.js';
 import type { FleetDb } from './db.js';

@@ -22,9 +22,10 @@ export const FLOORS: Record<string, readonly string[]> = {
   adapters: ['core', 'events', 'util'],
   // Rules carry the responder's policy.
   rules: ['core', 'responder', 'util'],
-  // Probes and notify read their YAML files through rules/yaml-source.ts.
+  // Probes and notify read their YAML files through rules/yaml-source.ts; notify's pages and
+  // redaction are about board jobs (their records and their secrets).
   probes: ['core', 'rules', 'util'],
-  notify: ['core', 'rules', 'util'],
+  notify: ['board', 'core', 'rules', 'util'],
 
   // Floor 3: what runs one agent.
   // pty names an agent's process with the adapters' types.

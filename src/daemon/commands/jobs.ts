@@ -7,7 +7,7 @@ import { InputError } from '../../util/errors.js';
 import type { CommandHost } from '../../api/host.js';
 import { promptView } from './prompt-view.js';
 import { choiceLabel } from '../../core/choice-labels.js';
-import { maskJob } from '../job-secrets.js';
+import { maskJob } from '../../notify/job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
 

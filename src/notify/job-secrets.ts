@@ -7,7 +7,7 @@
  */
 import type { Board } from '../board/board.js';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
-import { maskEnv, redactDeep, redactorFor, type Redactor } from '../notify/secrets.js';
+import { maskEnv, redactDeep, redactorFor, type Redactor } from './secrets.js';
 
 /** The job's Redactor, by id; made once per job (its env never changes after submit). */
 export function jobRedactors(board: Board): (job: string) => Redactor | undefined {

@@ -1,7 +1,9 @@
 /** Pages about a job that ended without running its course: it could not start, its --after job failed, the daemon died under it. */
 import type { JobRecord } from '../board/types.js';
-import type { Page, PageKind } from '../notify/page.js';
-import { PAGE_LOG_LINES } from './job-pages.js';
+import type { Page, PageKind } from './page.js';
+
+/** How much of a job's output a page about its end points to (`nightshift logs NAME --lines 40`): its last screenful or so. */
+export const PAGE_LOG_LINES = ['--lines', '40'] as const;
 
 /** A job that died under the daemon is best seen in what it printed last; one that never ran, in show's reason. */
 const seeCommand = (rec: JobRecord, kind: PageKind): string =>
