@@ -2,7 +2,7 @@
  * A board job running inside the daemon: a LiveJob whose events also feed
  * the board and the job's pages (board-sink.ts, page-sink.ts), and whose
  * budgets (job-budgets.ts: wall clock, no progress, tokens) stop it when they trip. Its
- * commands see it as a JobHandle (job-slot.ts): the LiveJob's view and acts, given whole.
+ * commands see it as a JobHandle (src/api/job-handle.ts): the LiveJob's view and acts, given whole.
  */
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
@@ -18,7 +18,7 @@ import { LiveJob } from '../supervisor/live-job.js';
 import type { PtyExit } from '../pty/host.js';
 import type { PersonActs } from '../supervisor/person-acts.js';
 import { BoardSink } from './board-sink.js';
-import type { JobHandle, JobView } from './job-slot.js';
+import type { JobHandle, JobView } from '../api/job-handle.js';
 import { PageSink } from './page-sink.js';
 import { toReason } from '../board/reasons.js';
 import { actionOf, lastEpisode } from '../supervisor/evidence.js';

@@ -7,7 +7,7 @@
  */
 import type { DaemonJob } from './daemon-job.js';
 
-export type { JobHandle, JobView } from '../api/job-handle.js';
+export type { JobHandle } from '../api/job-handle.js';
 
 /** A job's place in the daemon from launch until it ended or failed to start. */
 export type JobSlot = StartingSlot | { readonly state: 'live'; readonly job: DaemonJob };
