@@ -1,37 +1,21 @@
 /**
- * What commands, streams and the web get of a job the daemon runs: what
- * they read and what a person may do, never the job's PTY, watchdog or
- * files.
+ * What commands, streams and the web get of a job the daemon runs: a view
+ * of what they may read and the person's acts, each given whole, never the
+ * job's PTY, watchdog or files.
  */
-import type { PromptRule } from '../core/prompt-match.js';
-import type { RulesCoverage } from '../rules/coverage.js';
-import type { BlockedPrompt, JobStatus, ScreenView } from '../supervisor/live-job.js';
-import type { AnswerInput } from '../supervisor/person-acts.js';
-import type { JobWarning } from '../supervisor/tree-agent.js';
+import type { LiveJob } from '../supervisor/live-job.js';
+import type { PersonActs } from '../supervisor/person-acts.js';
+
+/** The job as a reader sees it now: its screen, the watchdog's signals, its prompt and rule, its output from now on. */
+export type JobView = Pick<LiveJob, 'screen' | 'status' | 'warnings' | 'rulesCoverage' | 'blockedPrompt' | 'blockedRule' | 'watchOutput'>;
 
 export interface JobHandle {
   readonly id: string;
   /** Settles once the job has ended and its final records are written. */
   readonly finished: Promise<unknown>;
-  readonly screen: ScreenView;
-  /** The watchdog's view now: show's signals. */
-  status(): JobStatus;
-  /** What the job's watchers want a person to know though nothing is blocked (no transcript). */
-  readonly warnings: JobWarning[];
-  readonly rulesCoverage: RulesCoverage | null;
-  /** The page key of the block a person was paged for, while it lasts. */
+  readonly view: JobView;
+  /** The page key of the block a person was paged for, while it lasts: the daemon's pages know it, not the job. */
   readonly blockedEpisode: string | null;
-  blockedPrompt(): BlockedPrompt | null;
-  /** The rule of the prompt the job is blocked on now, as the watchdog's reason names it. */
-  blockedRule(): PromptRule | undefined;
-  /** Everything the job prints from now on; returns the unsubscribe. */
-  watchOutput(listener: (data: string) => void): () => void;
-  /** Keystrokes from a person's terminal (attach). */
-  input(data: string, who: string): void;
-  answer(input: AnswerInput, who: string): Promise<readonly string[]>;
-  send(text: string, enter: boolean, who: string): Promise<void>;
-  key(name: string, who: string): void;
-  continueJob(who: string): void;
-  cancel(who: string): Promise<unknown>;
+  /** What a person may do to the job, each recorded as theirs (person-acts.ts). */
+  readonly acts: PersonActs;
 }
-

@@ -8,7 +8,7 @@ export function attachTerminal(job: LiveJob, followSize: boolean): () => void {
   const stdin = process.stdin;
   const raw = stdin.isTTY === true;
   if (raw) stdin.setRawMode(true);
-  const onInput = (chunk: Buffer) => job.input(chunk.toString('utf8'));
+  const onInput = (chunk: Buffer) => job.acts.input(chunk.toString('utf8'));
   stdin.on('data', onInput);
   stdin.resume();
   const onResize = () => {

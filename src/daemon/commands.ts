@@ -36,23 +36,23 @@ const HANDLERS: Handlers = {
       throw new ConflictError(`job ${rec.name} has moved on from the question you answered (${a.episode}; now ${live.blockedEpisode ?? rec.reason.code}); nothing was sent`);
     }
     const input: AnswerInput = a.text !== undefined ? { text: a.text } : a.key !== undefined ? { key: a.key } : { choice: a.choice! };
-    const keys = await live.answer(input, by);
+    const keys = await live.acts.answer(input, by);
     h.pager.ack(rec.id);
     return { job: rec.id, keys, answered_by: by };
   },
   send: async (_h, a, { rec, live }) => {
-    await live.send(a.text, a.enter !== false, a.who);
+    await live.acts.send(a.text, a.enter !== false, a.who);
     return { job: rec.id };
   },
   continue: (h, a, { rec, live }) => {
     const was = rec.reason.code;
-    live.continueJob(a.who);
+    live.acts.continueJob(a.who);
     h.pager.ack(rec.id);
     return { job: rec.id, by: `human:${a.who}`, was };
   },
   key: (h, a, { rec }) => {
     keySequence(a.key);
-    liveJob(h, rec, 'press keys in').key(a.key, a.who);
+    liveJob(h, rec, 'press keys in').acts.key(a.key, a.who);
     return { job: rec.id, key: a.key };
   },
   cancel: (h, a, { rec }) => cancel(h, rec, a.who),

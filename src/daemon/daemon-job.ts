@@ -2,25 +2,23 @@
  * A board job running inside the daemon: a LiveJob whose events also feed
  * the board and the job's pages (board-sink.ts, page-sink.ts), and whose
  * budgets (job-budgets.ts: wall clock, no progress, tokens) stop it when they trip. Its
- * commands see it as a JobHandle (job-slot.ts).
+ * commands see it as a JobHandle (src/api/job-handle.ts): the LiveJob's view and acts, given whole.
  */
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { JobRecord } from '../board/types.js';
 import type { Pager } from '../notify/pager.js';
 import type { BundleSource } from '../rules/live-bundle.js';
-import type { PromptRule } from '../core/prompt-match.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
 import { createJobDir } from '../supervisor/job-dir.js';
 import { detectAgent } from '../adapters/index.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import { agentOption } from '../supervisor/agent-option.js';
-import { LiveJob, type BlockedPrompt, type JobStatus, type ScreenView } from '../supervisor/live-job.js';
+import { LiveJob } from '../supervisor/live-job.js';
 import type { PtyExit } from '../pty/host.js';
-import type { AnswerInput } from '../supervisor/person-acts.js';
-import type { JobWarning } from '../supervisor/tree-agent.js';
+import type { PersonActs } from '../supervisor/person-acts.js';
 import { BoardSink } from './board-sink.js';
-import type { JobHandle } from './job-slot.js';
+import type { JobHandle, JobView } from '../api/job-handle.js';
 import { PageSink } from './page-sink.js';
 import { toReason } from '../board/reasons.js';
 import { actionOf, lastEpisode } from '../supervisor/evidence.js';
@@ -105,7 +103,7 @@ export class DaemonJob implements JobHandle {
         ...(resume ? { resume } : {}),
       },
     );
-    if (rec.resume_from?.by && !resume) job.liveJob.resumedBy(rec.resume_from.by, rec.resume_from.job);
+    if (rec.resume_from?.by && !resume) job.liveJob.acts.resumed(rec.resume_from.by, rec.resume_from.job);
     const live = job.liveJob;
     job.budgets = new JobBudgets(rec, live, deps, {
       progress: (at) => job.row.progress(at),
@@ -137,20 +135,12 @@ export class DaemonJob implements JobHandle {
     return this.live.exit;
   }
 
-  get screen(): ScreenView {
-    return this.live.screen;
+  get view(): JobView {
+    return this.live;
   }
 
-  status(): JobStatus {
-    return this.live.status();
-  }
-
-  get warnings(): JobWarning[] {
-    return this.live.warnings;
-  }
-
-  get rulesCoverage(): RulesCoverage | null {
-    return this.live.rulesCoverage;
+  get acts(): PersonActs {
+    return this.live.acts;
   }
 
   /**
@@ -160,45 +150,6 @@ export class DaemonJob implements JobHandle {
    */
   get blockedEpisode(): string | null {
     return this.pages.blockedEpisode;
-  }
-
-  blockedPrompt(): BlockedPrompt | null {
-    return this.live.blockedPrompt();
-  }
-
-  blockedRule(): PromptRule | undefined {
-    const reason = this.live.reason;
-    const ruleId = reason.code === 'prompt' ? reason.rule : undefined;
-    // The prompt rules in force for this job now (they follow reloads).
-    return ruleId ? this.deps.bundle.current.rules.prompts.find((r) => r.id === ruleId) : undefined;
-  }
-
-  watchOutput(listener: (data: string) => void): () => void {
-    return this.live.watchOutput(listener);
-  }
-
-  input(data: string, who: string): void {
-    this.live.input(data, who);
-  }
-
-  answer(input: AnswerInput, who: string): Promise<readonly string[]> {
-    return this.live.answer(input, who);
-  }
-
-  send(text: string, enter: boolean, who: string): Promise<void> {
-    return this.live.personSend(text, enter, who);
-  }
-
-  key(name: string, who: string): void {
-    this.live.personKey(name, who);
-  }
-
-  continueJob(who: string): void {
-    this.live.continueJob(who);
-  }
-
-  cancel(who: string): Promise<PtyExit> {
-    return this.live.personCancel(who);
   }
 
   /** The daemon's own stops (shutdown, a cancel that came while starting): `cause` is the done reason. */

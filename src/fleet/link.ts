@@ -250,7 +250,7 @@ export class FleetLink {
     const live = new Set(this.host.liveIds());
     for (const id of this.screens.keys()) if (!live.has(id)) this.screens.delete(id);
     for (const id of live) {
-      const text = this.host.live(id)?.screen.text();
+      const text = this.host.live(id)?.view.screen.text();
       if (text !== undefined && this.screens.get(id) !== text) changed.push({ job: id, screen: text });
     }
     if (!changed.length) return;

@@ -41,7 +41,8 @@ export interface CoreHost {
   detached(): boolean;
   /** The job's last words, written as the store releases it. */
   finalRecords(): Promise<void>;
-  stop(cause: string): void;
+  /** The graceful stop; settles when the job has ended. */
+  stop(cause: string): Promise<unknown>;
 }
 
 export class JobCore {
@@ -146,6 +147,8 @@ export class JobCore {
       now: () => this.clock.now(),
       marker: (label) => this.marker(label),
       observe: (signal) => this.observe(signal),
+      present: () => this.unanswered.watch.person(),
+      stop: (cause) => this.host.stop(cause),
     });
   }
 

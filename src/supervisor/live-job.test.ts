@@ -107,3 +107,25 @@ describe("a job's news as events", () => {
   });
 });
 
+
+describe("a person's acts, given whole", () => {
+  it('job.acts records each act as the person\'s before it reaches the job, and cancel settles with the job\'s exit', async () => {
+    const bundle = fixedBundle(await loadBundle(RULES_DIR, null));
+    const paths = createJobDir(tmp, 'j-acts');
+    let output = '';
+    const job = await LiveJob.start(
+      { command: 'cat', args: [], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
+      { paths, bundle, config: DEFAULT_WATCHDOG, onOutput: (d) => (output += d) },
+    );
+    job.acts.resumed('bob', 'j-old');
+    await job.acts.send('hello', true, 'ann');
+    await until(() => output.includes('hello') || undefined, 5_000, 'cat to echo the line');
+    job.acts.key('enter', 'ann');
+    const exit = await job.acts.cancel('carl');
+    expect(exit).toBe(await job.finished);
+    expect(job.reason.code).toBe('cancelled');
+    const people = readFileSync(paths.evidence, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.type === 'person');
+    expect(people.map((e) => `${String(e.action)} ${String(e.by)}`)).toEqual(['resume human:bob', 'send human:ann', 'key human:ann', 'cancel human:carl']);
+    expect(people[0]).toMatchObject({ from: 'j-old' });
+  });
+});

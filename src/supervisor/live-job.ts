@@ -8,7 +8,8 @@ import type { Watchdog } from '../core/watchdog.js';
 import { describeError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { RulesCoverage } from '../rules/coverage.js';
-import type { AnswerInput } from './person-acts.js';
+import type { PersonActs } from './person-acts.js';
+import type { PromptRule } from '../core/prompt-match.js';
 import type { PtyExit } from '../pty/pty-port.js';
 import { localTerminal, type OpenedTerminal } from './job-terminal.js';
 import { castHeader } from './cast-header.js';
@@ -47,7 +48,7 @@ export class LiveJob {
       stopCause: () => this.stopCause,
       detached: () => this.detached,
       finalRecords: () => this.writeFinalRecords(),
-      stop: (cause) => void this.stop(cause),
+      stop: (cause) => this.stop(cause),
     });
     this.log = this.core.log;
     this.finished = this.core.pty.exited.then(async (e) => {
@@ -180,46 +181,28 @@ export class LiveJob {
     return () => void sub.dispose();
   }
 
-  /** A person's acts (person-acts.ts): answer, continue, send, key. */
-  answer(input: AnswerInput, who: string): Promise<readonly string[]> {
-    return this.core.person.answer(input, who);
-  }
-  continueJob(who: string): void {
-    this.core.person.continueJob(who);
-  }
-  personSend(text: string, enter: boolean, who: string): Promise<void> {
-    return this.core.person.send(text, enter, who);
-  }
-  personKey(name: string, who: string): void {
-    this.core.person.key(name, who);
-  }
-  /** `cancel`: recorded as the person's, then the graceful stop. */
-  personCancel(who: string): Promise<PtyExit> {
-    this.core.person.note('cancel', who);
-    return this.stop('cancelled');
-  }
-  /** This job is a person's `resume` of another: said once, at its start. */
-  resumedBy(who: string, from: string): void {
-    this.core.person.note('resume', who, { from });
-  }
-
-  /**
-   * Keystrokes from the person at the terminal (`attach`, `run`'s own
-   * terminal); recorded as input. A line they enter while a probe holds the
-   * job is their decision that it goes on, as `send` is.
-   */
-  input(data: string, who = 'terminal'): void {
-    this.core.typed.raw(data);
-    // Someone is at the terminal: on_unanswered waits for them.
-    this.core.unanswered.watch.person();
-    if (data.includes('\r')) this.core.person.typedLine(who);
+  /** What a person may do to the job (person-acts.ts), given whole: no act is forwarded here one by one. */
+  get acts(): PersonActs {
+    return this.core.person;
   }
 
   /** The prompt the job is blocked on now, as the watchdog last acted on it, with its rule; null when not blocked on one. */
   blockedPrompt(): BlockedPrompt | null {
     const a = this.core.prompt.current;
     if (!a || this.core.watchdog.state !== 'blocked') return null;
-    return { action: a, rule: this.opts.bundle.current.rules.prompts.find((r) => r.id === a.rule) ?? null };
+    return { action: a, rule: this.rule(a.rule) ?? null };
+  }
+
+  /** The rule of the prompt the job is blocked on now, as the watchdog's reason names it. */
+  blockedRule(): PromptRule | undefined {
+    const reason = this.core.watchdog.reason;
+    const ruleId = reason.code === 'prompt' ? reason.rule : undefined;
+    return ruleId ? this.rule(ruleId) : undefined;
+  }
+
+  /** The prompt rules in force for this job now: they follow reloads. */
+  private rule(id: string | null): PromptRule | undefined {
+    return this.opts.bundle.current.rules.prompts.find((r) => r.id === id);
   }
 
   /** Releases everything the job holds; the final records are written on the way (writeFinalRecords). */

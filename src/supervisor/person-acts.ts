@@ -1,9 +1,11 @@
 /**
  * What a person does to a job — answer its prompt, let it go on after a
- * probe blocked it (`continue`), type into it (`send`, `key`) — each recorded
- * as human:<user> before it reaches the job, marked in the recording so
- * drills replay it, and told to the watchdog (a person's act ends a probe's
- * block).
+ * probe blocked it (`continue`), type into it (`send`, `key`, a terminal's
+ * keystrokes), cancel it — each recorded as human:<user> before it reaches
+ * the job, marked in the recording so drills replay it, and told to the
+ * watchdog (a person's act ends a probe's block). The job's handle gives
+ * this object whole (`acts`), so a new act is a method here and nothing
+ * between it and its command forwards it.
  */
 import { PROBE_BLOCK } from '../core/task-state.js';
 import { personMarker } from '../core/tool-events.js';
@@ -29,6 +31,10 @@ export interface PersonHost {
   now(): number;
   marker(label: string): void;
   observe(signal: Signal): void;
+  /** Someone is at the job's terminal: on_unanswered waits for them. */
+  present(): void;
+  /** The job's graceful stop; `cause` becomes its done reason. */
+  stop(cause: string): Promise<unknown>;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -102,8 +108,30 @@ export class PersonActs {
     this.acted('key', who, { key: name });
   }
 
+  /**
+   * Keystrokes from the person at the terminal (`attach`, `run`'s own
+   * terminal); recorded as input. A line they enter while a probe holds the
+   * job is their decision that it goes on, as `send` is.
+   */
+  input(data: string, who = 'terminal'): void {
+    this.host.typed.raw(data);
+    this.host.present();
+    if (data.includes('\r')) this.typedLine(who);
+  }
+
+  /** `cancel`: recorded as the person's, then the graceful stop. */
+  cancel(who: string): Promise<unknown> {
+    this.note('cancel', who);
+    return this.host.stop('cancelled');
+  }
+
+  /** This job is a person's `resume` of another: said once, at its start. */
+  resumed(who: string, from: string): void {
+    this.note('resume', who, { from });
+  }
+
   /** A line typed at the job's terminal (already sent): it counts as the person's act only while a probe holds the job. */
-  typedLine(who: string): void {
+  private typedLine(who: string): void {
     const { watchdog } = this.host;
     if (watchdog.state === 'blocked' && watchdog.reason.code.startsWith(PROBE_BLOCK)) this.acted('type', who, {});
   }
@@ -112,7 +140,7 @@ export class PersonActs {
    * Only recorded (evidence, log, a marker): a `cancel`, whose stop is the
    * job's own (reason `cancelled`), or the `resume` that started this job.
    */
-  note(action: 'cancel' | 'resume', who: string, fields: object = {}): void {
+  private note(action: 'cancel' | 'resume', who: string, fields: object = {}): void {
     const by = byLabel(who);
     this.host.evidence.record({ type: 'person', action, by, ...fields, time: iso(this.host.now()) });
     this.host.log.info({ who, ...fields }, `${action} by a person`);

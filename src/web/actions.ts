@@ -53,7 +53,7 @@ export function declineRefusal(d: WebHost, p: ActionPurpose): string | null {
   const job = d.live(rec.id);
   if (rec.state !== 'blocked' || !job) return `job ${rec.name} is ${rec.state} now; the question this page was about is gone, nothing was sent`;
   if (job.blockedEpisode !== p.episode) return `job ${rec.name} has moved on since this page (${p.episode}); nothing was sent`;
-  const rule = job.blockedRule();
+  const rule = job.view.blockedRule();
   if (!rule || rule.decline.length === 0) return `job ${rec.name} is blocked on a question with no safe decline; answer it on the job's page`;
   return null;
 }

@@ -67,13 +67,13 @@ async function stream(d: WebHost, ws: WebSocket, name: string): Promise<void> {
     if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
     send({ type: 'output', data: redact(data) });
   };
-  const stop = live.watchOutput(forward);
+  const stop = live.view.watchOutput(forward);
   // The job's end is awaited only while the socket is open: a page that reconnects for days leaves nothing behind.
   const gone = new Promise<'gone'>((resolve) => ws.once('close', () => resolve('gone')));
   ws.on('close', stop);
   ws.on('error', () => ws.terminate());
-  const data = await live.screen.serialize();
-  send({ type: 'snapshot', cols: live.screen.cols, rows: live.screen.rows, data: redact(data) });
+  const data = await live.view.screen.serialize();
+  send({ type: 'snapshot', cols: live.view.screen.cols, rows: live.view.screen.rows, data: redact(data) });
   ready = true;
   for (const chunk of early.splice(0)) forward(chunk);
   if ((await Promise.race([live.finished, gone])) === 'gone') return;

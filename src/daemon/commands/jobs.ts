@@ -32,7 +32,7 @@ export async function submit(d: CommandHost, spec: Record<string, unknown>): Pro
 /** A board row: the record, and a live job's warnings (no transcript) when it has some. */
 export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
-  const warnings = d.live(rec.id)?.warnings ?? [];
+  const warnings = d.live(rec.id)?.view.warnings ?? [];
   return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
 }
 
@@ -41,7 +41,8 @@ const iso = (t: number | null): string | null => (t === null ? null : new Date(t
 /** The live parts are read at once, in one tick; the job's files after, without holding the event loop. */
 export async function show(d: CommandHost, rec: JobRecord) {
   const job = d.live(rec.id);
-  const status = job?.status();
+  const view = job?.view;
+  const status = view?.status();
   const candidate = status?.promptCandidate;
   const now = {
     job: rec,
@@ -57,15 +58,15 @@ export async function show(d: CommandHost, rec: JobRecord) {
         }
       : null,
     // Live jobs only: an ended job's log keeps the note (rules_coverage).
-    rules_coverage: job?.rulesCoverage ?? null,
-    warnings: job?.warnings ?? [],
-    screen: job ? job.screen.text() : null,
-    prompt: job && rec.state === 'blocked' ? promptView(job, job.blockedEpisode, job.screen.snapshot().rows, choiceLabel) : null,
+    rules_coverage: view?.rulesCoverage ?? null,
+    warnings: view?.warnings ?? [],
+    screen: view ? view.screen.text() : null,
+    prompt: job && rec.state === 'blocked' ? promptView(job.view, job.blockedEpisode, job.view.screen.snapshot().rows, choiceLabel) : null,
     // Filled in below; here so the keys keep their order in `show --json`.
     evidence: [] as Record<string, unknown>[],
     pages: d.pager.history(rec.id),
   };
-  const [screen, evidence] = await Promise.all([job ? now.screen : finalScreen(rec), lastEvidence(rec, 3)]);
+  const [screen, evidence] = await Promise.all([view ? now.screen : finalScreen(rec), lastEvidence(rec, 3)]);
   return { ...now, screen, evidence };
 }
 
@@ -115,7 +116,7 @@ export async function evidence(rec: JobRecord, limit: number): Promise<{ records
 export function cancel(d: CommandHost, rec: JobRecord, who = 'unknown') {
   if (rec.state === 'done') throw new InputError(`job ${rec.name} is already done (${rec.reason.code})`);
   const job = d.live(rec.id);
-  if (job) void job.cancel(who);
+  if (job) void job.acts.cancel(who);
   else if (!d.cancelWhileStarting(rec.id)) {
     d.board.transition(rec.id, 'done', { code: 'cancelled', detail: `cancelled by human:${who} before it started` }, Date.now());
   }

@@ -10,9 +10,9 @@ import type { JobRecord } from '../../board/types.js';
 
 /** Live view: the current screen, then everything the job prints; input goes to the job. */
 export async function attach(d: CommandHost, rec: JobRecord, job: JobHandle, ctx: CallContext, who = 'unknown') {
-  ctx.stream(`\x1b[2J\x1b[H${job.screen.text().split('\n').join('\r\n')}`);
-  const stop = job.watchOutput((data) => ctx.stream(data));
-  ctx.onInput((data) => job.input(data, who));
+  ctx.stream(`\x1b[2J\x1b[H${job.view.screen.text().split('\n').join('\r\n')}`);
+  const stop = job.view.watchOutput((data) => ctx.stream(data));
+  ctx.onInput((data) => job.acts.input(data, who));
   await new Promise<void>((resolve) => {
     ctx.onClose(resolve);
     void job.finished.then(() => resolve());
