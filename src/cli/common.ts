@@ -25,9 +25,9 @@ export function stateDirFrom(flag: string | undefined): string {
 }
 
 /** --policy, else the person's own policy.yaml (state or config folder), else the rules folder's. */
-export function policyPathOf(flag: string | undefined, stateDir: string, rulesPath: string): string | null {
+export function policyPathOf(flag: string | undefined, stateDir: string, rulesPath: string, env: NodeJS.ProcessEnv = process.env): string | null {
   if (flag) return resolve(flag);
-  return findPolicy(stateDir).file ?? defaultPolicyPath(rulesPath);
+  return findPolicy(stateDir, env).file ?? defaultPolicyPath(rulesPath);
 }
 
 /** Help for a duration flag: the unit is not obvious from `<duration>` alone, and a bare number is refused. */

@@ -10,10 +10,11 @@ import { loadNotifyConfig, PAGE_SEND_KINDS, type NotifyConfig } from '../notify/
 import { credentialWarnings } from '../notify/startup.js';
 import { loadProbeConfig } from '../probes/profiles-file.js';
 import type { Policy } from '../responder/policy.js';
-import { defaultPolicyPath, loadBundle } from '../rules/bundle.js';
+import { loadBundle } from '../rules/bundle.js';
+import { policyPathOf } from './common.js';
 import { probesFile } from '../supervisor/agent-option.js';
 import { formatDuration } from '../util/duration.js';
-import { findConfig, findPolicy } from '../util/home.js';
+import { findConfig } from '../util/home.js';
 
 export interface DoctorInput {
   stateDir: string;
@@ -51,8 +52,7 @@ export async function doctor(input: DoctorInput): Promise<DoctorReport> {
   const { stateDir, rulesPath, env } = input;
   const found = findConfig(stateDir, env);
   const cfg = found.file ? await loadNotifyConfig(found.file) : loadNotifyConfig.empty();
-  // As the daemon picks its default policy: --policy, else the person's policy.yaml, else the shipped one.
-  const policyFile = input.policy ?? findPolicy(stateDir, env).file ?? defaultPolicyPath(rulesPath);
+  const policyFile = policyPathOf(input.policy ?? undefined, stateDir, rulesPath, env);
   const bundle = await loadBundle(rulesPath, policyFile);
   const probes = probesFile(rulesPath);
   if (probes) await loadProbeConfig(probes);

@@ -16,22 +16,23 @@ export function makeStateDir(dir: string, what = 'state directory'): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (cause) {
-    throw refused(dir, what, cause) ?? cause;
+    throw refused(dir, what, (cause as NodeJS.ErrnoException).code, cause) ?? cause;
   }
 }
 
-function refused(dir: string, what: string, cause: unknown): InputError | null {
-  const refusal = REFUSALS[(cause as NodeJS.ErrnoException).code ?? ''];
-  return refusal ? new InputError(`${what} ${dir} ${refusal}; give --state a directory nightshift can create or use`, { cause }) : null;
+function refused(dir: string, what: string, code: string | undefined, cause?: unknown): InputError | null {
+  const refusal = REFUSALS[code ?? ''];
+  return refusal ? new InputError(`${what} ${dir} ${refusal}; give --state a directory nightshift can create or use`, cause === undefined ? undefined : { cause }) : null;
 }
 
 /** For verbs that only look for a daemon: a --state that is a file is that, not "no daemon is running". */
 export function stateDirProblem(dir: string, what = 'state directory'): InputError | null {
   try {
-    if (!statSync(dir).isDirectory()) return refused(dir, what, Object.assign(new Error('not a directory'), { code: 'EEXIST' }));
+    if (!statSync(dir).isDirectory()) return refused(dir, what, 'EEXIST');
     return null;
   } catch (cause) {
-    return (cause as NodeJS.ErrnoException).code === 'ENOTDIR' ? refused(dir, what, cause) : null;
+    const code = (cause as NodeJS.ErrnoException).code;
+    return code === 'ENOTDIR' ? refused(dir, what, code, cause) : null;
   }
 }
 
