@@ -39,6 +39,17 @@ export const COMMANDS = [
     args: z.strictObject({ spec: z.record(z.string(), z.unknown()) }),
   }),
   defineRecord({ name: 'board', usage: '', role: 'viewer', target: 'none', fleet: 'board', result: R.boardSchema, http: { method: 'GET', path: '/jobs' }, args: none }),
+  // One daemon's night: its notes (answers, verdicts, last lines) are on its own board, not the fleet's.
+  defineRecord({
+    name: 'digest',
+    usage: '{since_ms?}',
+    role: 'viewer',
+    target: 'none',
+    fleet: 'daemon',
+    result: R.digestSchema,
+    http: { method: 'GET', path: '/digest' },
+    args: z.strictObject({ since_ms: z.coerce.number().int().min(1).default(12 * 3_600_000) }),
+  }),
   defineRecord({ name: 'show', usage: '{job}', role: 'viewer', target: 'job', fleet: 'board', result: R.shownSchema, http: { method: 'GET', path: '/jobs/:job' }, args: job }),
   defineRecord({
     name: 'evidence',

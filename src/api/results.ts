@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { JobRecord, TransitionRecord } from '../board/types.js';
+import type { Digest } from './digest.js';
 import type { OutboxRow } from '../notify/outbox.js';
 import { PAGE_KINDS, type Page } from '../notify/page.js';
 import { WEB_ROLES } from '../people/types.js';
@@ -127,7 +128,8 @@ const rulesCoverageSchema = z.object({
 /** An evidence line is a record of its own kind (verdict, decision, answer…): free-form here. */
 const evidenceSchema = z.record(z.string(), z.unknown());
 
-export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional() });
+/** A board row: the record, a live job's warnings, and for a blocked job when it blocked (ISO). */
+export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional(), blocked_since: iso.optional() });
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
 export const promptViewSchema = z.object({
@@ -244,6 +246,19 @@ export const stopModeSchema = z.enum(['drain', 'now', 'detach']);
 export type StopMode = z.output<typeof stopModeSchema>;
 export const stoppingSchema = z.object({ stopping: stopModeSchema, running: z.number() });
 
+/** `digest` (api/digest.ts): needs you, ended badly, answered for you, cost, probes. */
+export const digestSchema = z.object({
+  generated: iso,
+  since: iso,
+  needs_you: z.array(z.object({ id: z.string(), name: z.string(), reason: z.string(), question: z.string(), blocked_since: iso, waited_ms: z.number(), next: z.array(z.string()) })),
+  ended_badly: z.array(
+    z.object({ id: z.string(), name: z.string(), ended: iso, why: z.string(), exit_code: z.number().nullable(), last_lines: z.array(z.string()), next: z.array(z.string()) }),
+  ),
+  answered: z.array(z.object({ id: z.string(), name: z.string(), time: iso, rule: z.string().nullable(), class: z.string().nullable(), what: z.string() })),
+  cost: z.array(z.object({ id: z.string(), name: z.string(), state: jobStateSchema, wall_ms: z.number().nullable(), tokens: z.number().nullable(), steps: z.number().nullable() })),
+  probes: z.array(z.object({ probe: z.string(), count: z.number() })),
+});
+
 /** Both ways assignable: the schema and the hand-written type describe the same record. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
@@ -253,4 +268,5 @@ export type SchemasMatchTypes = [
   Assert<Same<z.output<typeof transitionSchema>, TransitionRecord>>,
   Assert<Same<z.output<typeof pageSchema>, Page>>,
   Assert<Same<z.output<typeof outboxRowSchema>, OutboxRow>>,
+  Assert<Same<z.output<typeof digestSchema>, Digest>>,
 ];

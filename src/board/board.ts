@@ -15,6 +15,7 @@ import { openDatabase, openDatabaseReadOnly, type Database } from './db.js';
 import { isSuccess } from '../core/outcome.js';
 import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
 import { json, newJobParams, toJobRecord, toTransitionRecord, type JobRow } from './rows.js';
+import { JobNotes } from './notes.js';
 import { migrateBoard } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import type { JobReason, JobRecord, JobState, TransitionRecord } from './types.js';
@@ -30,11 +31,14 @@ const INTERRUPTED: JobReason = { code: 'interrupted', detail: 'the daemon stoppe
 
 export class Board {
   private readonly s: Statements;
+  /** What each job did that its row does not hold (the digest's answers, questions, verdicts, ends). */
+  readonly notes: JobNotes;
 
   /** Takes over `db` (see openDatabase); close() closes it. */
   constructor(readonly db: Database) {
     migrateBoard(db);
     this.s = prepareStatements(db);
+    this.notes = new JobNotes(db);
   }
 
   static open(stateDir: string): Board {
@@ -159,6 +163,7 @@ export class Board {
       ids.filter((id) => {
         if (this.s.byId.get(id)?.state !== 'done') return false;
         this.s.deleteTransitions.run(id);
+        this.notes.remove(id);
         return this.s.deleteDone.run(id).changes > 0;
       }),
     ).immediate();
@@ -167,6 +172,19 @@ export class Board {
   /** A job's moves, oldest first, starting with its submission. */
   transitions(idOrName: string): TransitionRecord[] {
     return this.db.transaction(() => this.s.transitionsOf.all(this.requireRow(idOrName).id).map(toTransitionRecord))();
+  }
+
+  /**
+   * When the job entered the state it is in (ISO): the first of its last
+   * run of transitions into that state, so a blocked job whose reason moved
+   * on (a prompt, then a probe) has waited since it first blocked.
+   */
+  stateSince(idOrName: string): string | null {
+    const rec = this.require(idOrName);
+    const moves = this.transitions(rec.id);
+    let since: string | null = null;
+    for (let i = moves.length - 1; i >= 0 && moves[i]!.state === rec.state; i--) since = moves[i]!.time;
+    return since;
   }
 
   /**

@@ -98,6 +98,19 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX web_sessions_person ON web_sessions (person);
   `,
+  // 5: what a job did that its row does not hold, for the digest (notes.ts): an answer
+  // given by a rule, a question put to a person, a probe's verdict, how it ended. Detail is JSON.
+  `
+  CREATE TABLE IF NOT EXISTS job_notes (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    job    TEXT NOT NULL,
+    time   TEXT NOT NULL,
+    kind   TEXT NOT NULL,
+    detail TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS job_notes_time ON job_notes (time);
+  CREATE INDEX IF NOT EXISTS job_notes_job ON job_notes (job, seq);
+  `,
 ];
 
 export const BOARD_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,8 @@
-/** `nightshift board [--json]` — every job: state, reason, age, last activity. */
+/** `nightshift board [--json]` — every job in attention order: state, reason, how long blocked, age, last activity. */
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
 import { reasonText } from '../api/reason-text.js';
+import { attentionOrder } from '../board/attention.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerBoard(program: Command): void {
@@ -14,13 +15,15 @@ export function registerBoard(program: Command): void {
   );
 }
 
-/** A job record, with a live job's warnings (no transcript) when it has some. */
-type BoardRow = JobRecord & { warnings?: { code: string; message: string }[] };
+/** A job record, with a live job's warnings (no transcript) when it has some, and when a blocked one blocked. */
+type BoardRow = JobRecord & { warnings?: { code: string; message: string }[]; blocked_since?: string };
 
-function formatBoard(jobs: BoardRow[]): string {
-  if (jobs.length === 0) return 'no jobs\n';
-  const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), ago(j.created), ago(j.last_activity ?? j.started), j.id]);
-  const head = ['NAME', 'STATE', 'REASON', 'AGE', 'ACTIVE', 'ID'];
+function formatBoard(given: BoardRow[]): string {
+  if (given.length === 0) return 'no jobs\n';
+  // The daemon sends them in this order; a fleet board's rows come in submission order.
+  const jobs = attentionOrder(given);
+  const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), j.blocked_since ? ago(j.blocked_since) : '-', ago(j.created), ago(j.last_activity ?? j.started), j.id]);
+  const head = ['NAME', 'STATE', 'REASON', 'BLOCKED', 'AGE', 'ACTIVE', 'ID'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   // Under the table: a warning is a sentence, too long for a column.

@@ -21,6 +21,7 @@ const VERBS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['daemon', async () => (await import('./daemon.js')).registerDaemon],
   ['submit', async () => (await import('./submit.js')).registerSubmit],
   ['board', async () => (await import('./board.js')).registerBoard],
+  ['digest', async () => (await import('./digest.js')).registerDigest],
   ['show', async () => (await import('./show.js')).registerShow],
   ['answer', async () => (await import('./answer.js')).registerAnswer],
   ['send', async () => (await import('./send.js')).registerSend],

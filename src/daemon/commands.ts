@@ -9,9 +9,10 @@ import { keySequence } from '../core/keys.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
 import { bind, liveJob, type DaemonCommand, type Handlers } from './command.js';
-import { boardRow, cancel, evidence, show, submit } from './commands/jobs.js';
+import { cancel, evidence, show, submit } from './commands/jobs.js';
 import { attach, logs } from './commands/streams.js';
 import { statusOf } from './commands/status.js';
+import { boardOf, digestOf } from './commands/digest.js';
 import { testPage } from '../notify/test-page.js';
 import { WEB_HANDLERS } from './commands/web.js';
 import { inheritEnv, maskJob, maskShown } from '../notify/job-secrets.js';
@@ -25,7 +26,8 @@ const HANDLERS: Handlers = {
     const done = await submit(h, inheritEnv(h.board, a.spec) as Record<string, unknown>);
     return { ...done, job: maskJob(done.job) };
   },
-  board: (h) => ({ jobs: h.board.list().map((rec) => boardRow(h, rec)) }),
+  board: (h) => boardOf(h),
+  digest: (h, a) => digestOf(h, a.since_ms, Date.now()),
   show: async (h, _a, { rec }) => maskShown(await show(h, rec)),
   evidence: (_h, a, { rec }) => evidence(rec, a.limit),
   answer: async (h, a, { rec }) => {

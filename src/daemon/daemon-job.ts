@@ -18,6 +18,7 @@ import { LiveJob } from '../supervisor/live-job.js';
 import type { PtyExit } from '../pty/host.js';
 import type { PersonActs } from '../supervisor/person-acts.js';
 import { BoardSink } from './board-sink.js';
+import { NoteSink } from './note-sink.js';
 import type { JobHandle, JobView } from '../api/job-handle.js';
 import { PageSink } from './page-sink.js';
 import { toReason } from '../board/reasons.js';
@@ -57,6 +58,7 @@ export class DaemonJob implements JobHandle {
   private readonly redact: Redactor;
   private readonly row: BoardSink;
   private readonly pages: PageSink;
+  private readonly notes: NoteSink;
 
   private constructor(
     private readonly record: JobRecord,
@@ -64,6 +66,7 @@ export class DaemonJob implements JobHandle {
   ) {
     this.redact = redactorFor(record.env);
     this.row = new BoardSink(record.id, deps);
+    this.notes = new NoteSink(record.id, { ...deps, redact: this.redact });
     this.pages = new PageSink(record, {
       ...deps,
       redact: this.redact,
@@ -98,7 +101,7 @@ export class DaemonJob implements JobHandle {
         onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
         ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
         // The board first: a page's reader finds the row already moved.
-        sinks: [job.row, job.pages],
+        sinks: [job.row, job.notes, job.pages],
         terminal: how.terminal,
         ...(resume ? { resume } : {}),
       },

@@ -201,7 +201,13 @@ export class JobCore {
         return this.watchdog.reason.code === `${PROBE_BLOCK}${probe}`;
       },
       sendKey: (name) => this.typed.key(name),
-      verdict: (record) => this.evidence.record({ ...record, time: iso(this.clock.now()) }),
+      verdict: (record) => {
+        const t = this.clock.now();
+        this.evidence.record({ ...record, time: iso(t) });
+        // The binder's records (what an escalation did to the process) go through here too; only a probe's verdict is news.
+        const r = record as { type?: unknown; probe?: unknown; response?: unknown };
+        if (r.type === 'verdict' && typeof r.probe === 'string') this.emit({ kind: 'verdict', t, probe: r.probe, response: String(r.response) });
+      },
       sendText: (text) => this.typed.text(text),
       stop: (cause) => this.host.stop(cause),
       state: () => this.watchdog.state,

@@ -24,6 +24,8 @@ export type JobEvent =
   | { readonly kind: 'exit'; readonly t: number; readonly code: number }
   /** The done reason is known: the summary's final write, in the same tick as the board's done. */
   | { readonly kind: 'finish'; readonly t: number; readonly reason: Reason; readonly screen: string; readonly agent: Record<string, unknown> | undefined }
+  /** A probe judged the agent's trajectory (whatever it then did about it): the digest counts them by probe. */
+  | { readonly kind: 'verdict'; readonly t: number; readonly probe: string; readonly response: string }
   /** What a person should know though nothing is blocked (a wrapped agent with no transcript). */
   | { readonly kind: 'warning'; readonly warning: JobWarning }
   /** The agent's version held against the rules' `checked:` versions (a hint, after the start). */
