@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { personNameSchema, webRoleSchema } from '../people/auth-input.js';
 import { defineRecord, type CommandRecord } from './command.js';
+import { DIGEST_NIGHT_MS } from './digest.js';
 import * as R from './results.js';
 
 const text = z.string().min(1);
@@ -48,7 +49,7 @@ export const COMMANDS = [
     fleet: 'daemon',
     result: R.digestSchema,
     http: { method: 'GET', path: '/digest' },
-    args: z.strictObject({ since_ms: z.coerce.number().int().min(1).default(12 * 3_600_000) }),
+    args: z.strictObject({ since_ms: z.coerce.number().int().min(1).default(DIGEST_NIGHT_MS) }),
   }),
   defineRecord({ name: 'show', usage: '{job}', role: 'viewer', target: 'job', fleet: 'board', result: R.shownSchema, http: { method: 'GET', path: '/jobs/:job' }, args: job }),
   defineRecord({

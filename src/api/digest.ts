@@ -12,6 +12,9 @@ import type { JobReason, JobRecord } from '../board/types.js';
 import { PAGE_LOG_LINES } from '../notify/ended-pages.js';
 import { reasonWithDetail } from './reason-text.js';
 
+/** The night a digest covers by default (`--since`, and the morning page): an evening to a morning. */
+export const DIGEST_NIGHT_MS = 12 * 3_600_000;
+
 export interface DigestInput {
   readonly jobs: readonly JobRecord[];
   /** When each blocked job blocked (Board.stateSince), by id. */

@@ -22,6 +22,8 @@ export class Progress {
   procIdleSince = 0;
   /** The agent last said it works (a hook at a tool call): progress, like a tool event. */
   agentWorkedAt = -Infinity;
+  /** The next screen is a redraw for a new watcher (resume), not news. */
+  private redrawn = false;
 
   start(now: number): void {
     this.startedAt = now;
@@ -30,8 +32,23 @@ export class Progress {
     this.procIdleSince = now;
   }
 
+  /**
+   * Takes over a job another daemon watched, whose last progress was at
+   * `t`: its first screen here is the same screen redrawn for a new
+   * watcher, not news, so it does not count as progress.
+   */
+  resume(t: number): void {
+    this.start(t);
+    this.redrawn = true;
+  }
+
   /** A screen whose fingerprint changed: true when it shows something not shown recently (a blink is not). */
   screenChanged(fingerprint: string, now: number): boolean {
+    if (this.redrawn) {
+      this.redrawn = false;
+      this.novelty.observe(fingerprint, now);
+      return false;
+    }
     this.lastScreenChange = now;
     const fresh = this.novelty.observe(fingerprint, now);
     if (fresh) this.lastNewScreen = now;

@@ -27,6 +27,8 @@ export interface ResumePoint {
   readonly reason: Reason;
   /** When the board's last transition was. */
   readonly since: number;
+  /** The last sign of progress the board recorded (its last activity): a job hung before the restart stays hung since then. */
+  readonly lastProgress?: number;
   /** The action the block was paged for (from the evidence), when there is one. */
   readonly action?: Action;
 }

@@ -91,7 +91,7 @@ export class Watchdog {
    */
   resume(r: ResumePoint): void {
     const now = this.clock.now();
-    this.progress.start(now);
+    this.progress.resume(Math.min(r.lastProgress ?? now, now));
     this.v.resume(r, Math.min(r.since, now));
   }
 

@@ -196,7 +196,9 @@ function resumePoint(rec: JobRecord, board: Board, now: number): { point: Resume
   const since = last ? Date.parse(last.time) : now;
   const episode = rec.state === 'blocked' && rec.paths ? lastEpisode(rec.paths.evidence) : undefined;
   const action = episode?.open && episode.prompt ? actionOf(episode.prompt) : undefined;
-  return { point: { state: rec.state, reason: toReason(rec.reason), since, ...(action ? { action } : {}) }, startedAt: rec.started ? Date.parse(rec.started) : since };
+  const lastProgress = rec.last_activity ? Date.parse(rec.last_activity) : undefined;
+  const point = { state: rec.state, reason: toReason(rec.reason), since, ...(lastProgress !== undefined ? { lastProgress } : {}), ...(action ? { action } : {}) };
+  return { point, startedAt: rec.started ? Date.parse(rec.started) : since };
 }
 
 /**

@@ -18,6 +18,7 @@ import { filesWritten } from '../util/atomic-write.js';
 import type { JobRecord } from '../board/types.js';
 import type { NotifyConfig } from '../notify/config.js';
 import type { Pager } from '../notify/pager.js';
+import { MorningDigest } from './morning-digest.js';
 import type { StartupReport } from '../notify/startup.js';
 import { LoopDelay } from './loop-delay.js';
 import type { Logger } from '../supervisor/logger.js';
@@ -178,8 +179,10 @@ export class Daemon implements CommandHost {
   }
 
   private loop(): void {
+    const morning = new MorningDigest(this, Date.now());
     const tick = () => {
       this.schedule();
+      this.guardedDigest(morning);
       // On a fleet the outbox is the database's: while it is down, pages wait in the local outbox for the link's flush.
       if (this.fleet && !this.fleet.up) return;
       void this.pager.tick().catch((e: unknown) => this.log.error({ err: e }, 'pager tick failed'));
@@ -191,6 +194,16 @@ export class Daemon implements CommandHost {
       clearInterval(this.timer);
       await within(FINAL_PAGE_MS, this.pager.tick().catch(() => undefined));
     });
+  }
+
+  /** The morning page, when its time has come; a board or pager that fails is the log's, not the tick's. */
+  private guardedDigest(morning: MorningDigest): void {
+    try {
+      const key = morning.tick(Date.now());
+      if (key) this.log.info({ key }, 'morning digest paged');
+    } catch (e) {
+      this.log.error({ err: e }, 'the morning digest failed');
+    }
   }
 
   /** Starts runnable jobs up to the limit: priority first, then first come first served. */

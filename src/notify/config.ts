@@ -61,6 +61,8 @@ export interface NotifyConfig {
   pageKinds: PageSendKind[];
   /** `notify.public_url` and `notify.page_person`: where page links point and who they sign in as; null = pages carry no link. */
   links: PageLinkConfig | null;
+  /** `notify.digest_at`: the morning digest's time, minutes after local midnight (the daemon's TZ); null = no digest page. */
+  digestAt: number | null;
 }
 
 export interface PageLinkConfig {
@@ -73,7 +75,7 @@ export interface PageLinkConfig {
 export const DEFAULT_PAGE_PERSON = 'on-call';
 
 export function emptyNotifyConfig(): NotifyConfig {
-  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null };
+  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null };
 }
 
 const REF_HINT = 'write env:NAME or file:PATH and keep the secret there';
@@ -180,6 +182,7 @@ const notifySection = z
     public_url: publicUrl.optional(),
     page_person: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected a person\'s name of letters, digits, . _ - (as `nightshift web token NAME`)').optional(),
     repage_after: duration.optional(),
+    digest_at: clockTime.optional(),
     quiet_hours: z
       .object({ start: clockTime, end: clockTime, urgent: z.array(z.enum(PAGE_KINDS)).default([]) })
       .strict()
@@ -235,6 +238,7 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
     notifiers: data.notifiers.map((n, i) => toNotifier(n, names[i]!, base)),
     pageKinds,
     links: data.public_url === undefined ? null : { publicUrl: data.public_url, pagePerson: data.page_person ?? DEFAULT_PAGE_PERSON },
+    digestAt: data.digest_at ?? null,
   };
 }
 

@@ -15,6 +15,8 @@ export const PAGE_KINDS = [
   'lost',
   // The state directory's disk is full: recordings and logs stop growing, the jobs go on.
   'disk',
+  // The morning digest (notify.digest_at): the night's summary, about no one job.
+  'digest',
 ] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
 

@@ -22,9 +22,13 @@ export function inQuietHours(q: QuietHours, t: number): boolean {
  * so a DST change inside the night still lands on the stated end time.
  */
 export function quietHoursEnd(q: QuietHours, t: number): number {
+  return nextLocalTime(q.end, t);
+}
+
+/** The first instant after `t` at local time of day `minute` (minutes after midnight), DST-proof as above. */
+export function nextLocalTime(minute: number, t: number): number {
   const d = new Date(t);
-  const at = (dayOffset: number) =>
-    new Date(d.getFullYear(), d.getMonth(), d.getDate() + dayOffset, Math.floor(q.end / 60), q.end % 60).getTime();
+  const at = (dayOffset: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + dayOffset, Math.floor(minute / 60), minute % 60).getTime();
   const today = at(0);
   return today > t ? today : at(1);
 }

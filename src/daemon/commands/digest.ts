@@ -6,7 +6,7 @@ import { maskJob } from '../../notify/job-secrets.js';
 import { boardRow } from './jobs.js';
 
 /** The digest of the last `sinceMs`, as of `now`. */
-export function digestOf(h: CommandHost, sinceMs: number, now: number): Digest {
+export function digestOf(h: Pick<CommandHost, 'board'>, sinceMs: number, now: number): Digest {
   const jobs = h.board.list().map((j) => maskJob(j));
   const since = now - sinceMs;
   return buildDigest({ jobs, blockedSince: blockedSince(h, jobs), notes: h.board.notes.since(new Date(since).toISOString()), now, since });
@@ -19,6 +19,6 @@ export function boardOf(h: CommandHost) {
   return { jobs: attentionOrder(jobs.map((rec) => ({ ...boardRow(h, rec), ...(since.has(rec.id) ? { blocked_since: since.get(rec.id)! } : {}) }))) };
 }
 
-function blockedSince(h: CommandHost, jobs: readonly { id: string; state: string; created: string }[]): Map<string, string> {
+function blockedSince(h: Pick<CommandHost, 'board'>, jobs: readonly { id: string; state: string; created: string }[]): Map<string, string> {
   return new Map(jobs.filter((j) => j.state === 'blocked').map((j) => [j.id, h.board.stateSince(j.id) ?? j.created]));
 }
