@@ -51,16 +51,22 @@ notify:
       ],
       pageKinds: ['prompt', 'hung', 'budget'],
       links: null,
+      digestAt: null,
     });
   });
 
+  it('digest_at: a local time of day, in minutes after midnight; a bad one is refused with file:line and the value', () => {
+    expect(parseNotifyConfig('notify:\n  digest_at: "07:30"\n', FILE).digestAt).toBe(7 * 60 + 30);
+    expect(problem('notify:\n  repage_after: 1h\n  digest_at: "7.30am"\n')).toBe(`${FILE}:3: notify.digest_at: "7.30am" is not a local time of day; expected one like "22:00"`);
+  });
+
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null });
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null });
     expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
     expect(parseNotifyConfig('pages: {}\nnotify:\n  notifiers: []\n', FILE).pageKinds).toEqual([...PAGE_SEND_KINDS]);
-    expect(PAGE_SEND_KINDS).toEqual(['prompt', 'unknown-prompt', 'hung', 'budget', 'other', 'probe', 'failed', 'start-failed', 'dependency-failed', 'interrupted', 'lost', 'disk']);
+    expect(PAGE_SEND_KINDS).toEqual(['prompt', 'unknown-prompt', 'hung', 'budget', 'other', 'probe', 'failed', 'start-failed', 'dependency-failed', 'interrupted', 'lost', 'disk', 'digest']);
     expect(parseNotifyConfig('notify:\n  repage_after: off\n', FILE).repageAfterMs).toBeNull();
     expect(parseNotifyConfig('notify:\n  repage_after: 90\n', FILE).repageAfterMs).toBe(90_000);
   });
@@ -81,7 +87,7 @@ notify:
     [
       'an unknown page kind',
       'pages:\n  send:\n    - prompt\n    - fire\n',
-      `${FILE}:4: pages.send.1: "fire" is not a page kind; expected one of prompt, unknown-prompt, hung, budget, other, probe, failed, start-failed, dependency-failed, interrupted, lost, disk`,
+      `${FILE}:4: pages.send.1: "fire" is not a page kind; expected one of prompt, unknown-prompt, hung, budget, other, probe, failed, start-failed, dependency-failed, interrupted, lost, disk, digest`,
     ],
     ['an unknown quiet-hours key', 'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgnt: [] }\n', `${FILE}:2: notify.quiet_hours.urgnt: Unrecognized key: "urgnt"`],
     [
@@ -134,12 +140,12 @@ notify:
     [
       'a bad quiet-hours time',
       'notify:\n  quiet_hours:\n    start: "22:00"\n    end: "7am"\n',
-      `${FILE}:4: notify.quiet_hours.end: expected a local time of day like "22:00"`,
+      `${FILE}:4: notify.quiet_hours.end: "7am" is not a local time of day; expected one like "22:00"`,
     ],
     [
       'an unknown urgent kind',
       'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgent: [fire] }\n',
-      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"|"probe"|"failed"|"start-failed"|"dependency-failed"|"interrupted"|"lost"|"disk"`,
+      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"|"probe"|"failed"|"start-failed"|"dependency-failed"|"interrupted"|"lost"|"disk"|"digest"`,
     ],
     ['an empty argv', 'notify:\n  notifiers:\n    - { kind: command, argv: [] }\n', `${FILE}:3: notify.notifiers.0.argv: expected the command and its arguments`],
     [

@@ -96,7 +96,7 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
 
 const clockTime = z
   .string()
-  .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'expected a local time of day like "22:00"')
+  .refine((s) => /^([01]?\d|2[0-3]):[0-5]\d$/.test(s), { error: (iss) => `"${String(iss.input)}" is not a local time of day; expected one like "22:00"` })
   .transform((s) => {
     const [h, m] = s.split(':');
     return Number(h) * 60 + Number(m);
