@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobNote } from '../board/notes.js';
+import type { JobNote, NoteDetail } from '../board/notes.js';
 import type { JobRecord } from '../board/types.js';
 import { buildDigest } from './digest.js';
 import { digestText } from './digest-text.js';
@@ -16,7 +16,7 @@ function job(name: string, over: Partial<JobRecord>): JobRecord {
   };
 }
 
-const note = (job: string, msBefore: number, n: Omit<JobNote, 'job' | 'time'>): JobNote => ({ ...n, job: `id-${job}`, time: at(msBefore) }) as JobNote;
+const note = (job: string, msBefore: number, n: NoteDetail): JobNote => ({ ...n, job: `id-${job}`, time: at(msBefore) });
 
 describe('buildDigest', () => {
   const jobs = [
