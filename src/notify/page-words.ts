@@ -51,8 +51,8 @@ export function questionOf(prompt: string | null): string | null {
 /** Words that open a question rather than name an act ("Is it…?", "Which…?"): such a question is quoted, not turned into "wants to". */
 const NOT_AN_ACT = /^(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|may|might|have|has|what|which|who|where|when|why|how|enter|type|press|select|choose|please)\b/i;
 const WANT_PREFIX = /^(?:do you (?:really )?want to|would you like to|are you sure you want to|ok(?:ay)? to|allow (?:me|it|claude|the agent) to|shall i|should i|can i|may i)\s+/i;
-/** `[y/N]`, `(Y)es/(N)o`, `[Yes]:` and the like: the choice marker, not the act. */
-const CHOICE_MARK = /\s*(?:[[(](?:y(?:es)?\/n(?:o)?|Y\/n|y\/N)[\])]|\(Y\)es\/\(N\)o[^?:]*|\[(?:Yes|No)\])\s*[?:]?\s*$/i;
+/** `[y/N]`, `(y)`, `(Y)es/(N)o … [Yes]:` and the like at the end: the choice marker, not the act. */
+const CHOICE_MARK = /(?:\s*\(Y\)es\/\(N\)o[^?]*|(?:\s*[[(][^\])]{0,20}[\])])+)\s*[?:]?\s*$/i;
 
 /** "Deploy to production? [y/N]" → "deploy to production"; null when the question names no act. */
 export function actOf(question: string): string | null {
