@@ -4,7 +4,7 @@
  * receiver. Needs a build first (npx tsc -p tsconfig.json).
  */
 import { describe, expect, it } from 'vitest';
-import { testScopes, type DaemonProc, type PageServer } from '../helpers/daemon.js';
+import { powerCut, testScopes, waitUntil, type PageServer } from '../helpers/daemon.js';
 
 const scope = testScopes();
 const SOON = 20_000;
@@ -20,7 +20,6 @@ interface Body {
   risk: string | null;
   commands: string[];
   last_lines: string[];
-  round: number;
 }
 
 const pageConfig = (url: string, repage: string) => `notify:\n  repage_after: ${repage}\n  notifiers:\n    - { kind: webhook, url: "${url}" }\n`;
@@ -30,19 +29,10 @@ const bodies = (hooks: PageServer): Body[] => hooks.on('/hook').map((h) => JSON.
 async function pageOf(hooks: PageServer, name: string, pred: (b: Body) => boolean = () => true): Promise<Body> {
   let found: Body | undefined;
   await hooks.waitHits('/hook', 1, SOON);
-  const { waitUntil } = await import('../helpers/wait.js');
   await waitUntil(() => (found = bodies(hooks).find((b) => b.name === name && pred(b))), SOON, `a page about ${name}`, {
     describe: () => JSON.stringify(bodies(hooks).map((b) => [b.name, b.kind, b.title])),
   });
   return found!;
-}
-
-/** kill -9 of the daemon and then of its PTY host: a power cut, after which no job's terminal is left. */
-async function powerCut(d: DaemonProc): Promise<void> {
-  const host = d.hostPid();
-  d.signal('SIGKILL');
-  await d.proc.waitExit(5_000);
-  if (host !== null) process.kill(host, 'SIGKILL');
 }
 
 describe('pages say what is asked and what to do', () => {
@@ -90,12 +80,13 @@ describe('pages say what is asked and what to do', () => {
     const d2 = await s.daemon(state);
     await d2.waitState('work', 'done', 'interrupted', SOON);
     const page = await pageOf(hooks, 'work', (b) => b.kind === 'interrupted');
-    expect(page.title).toMatch(/^work was interrupted: the daemon died under it/);
     // The clock of this test: a hang on the same daemon, re-paged every second until round 4.
     await d2.submit('clock', ['bash', '-c', 'echo ticking; sleep 600']);
-    await pageOf(hooks, 'clock', (b) => b.kind === 'hung' && b.round >= 4);
-    expect(bodies(hooks).filter((b) => b.name === 'work').map((b) => [b.kind, b.round])).toEqual([['interrupted', 1]]);
+    const rounds = (name: string) => hooks.on('/hook').filter((h) => (JSON.parse(h.body) as Body).name === name).map((h) => Number(h.headers['x-nightshift-round']));
+    await waitUntil(() => rounds('clock').some((r) => r >= 4), SOON, 'the hang re-paged 3 times', { describe: () => JSON.stringify(rounds('clock')) });
+    expect(rounds('work')).toEqual([1]);
     const shown = await d2.show('work');
     expect(shown.pages.map((p) => [p.page.kind, p.status])).toEqual([['interrupted', 'resolved']]);
+    expect(page.title).toMatch(/^work was interrupted: the daemon died under it/);
   }, 90_000);
 });
