@@ -53,7 +53,7 @@ describe('ntfy', () => {
     expect(hit!.headers).toMatchObject({ priority: 'high', tags: 'rotating_light,nightshift,prompt,destructive', click: OPEN });
     expect(hit!.headers.actions).toBe(`view, Open, ${OPEN}; http, Decline, ${DECLINE}, method=POST, clear=true`);
     expect(hit!.body).toBe(
-      ['building…\nDeploy to production? [y/N]', 'Yes: nightshift answer deploy-ask y\nNo: nightshift answer deploy-ask n\nDetails: nightshift show deploy-ask'].join('\n\n'),
+      ['blocked · prompt · rule generic-yes-no · destructive', 'building…\nDeploy to production? [y/N]', 'Yes: nightshift answer deploy-ask y\nNo: nightshift answer deploy-ask n\nDetails: nightshift show deploy-ask'].join('\n\n'),
     );
   });
 

@@ -61,7 +61,7 @@ export function webhookMessage(p: Page, round: number): HttpMessage {
  * encoded, which ntfy decodes.
  */
 export function ntfyMessage(p: Page, round: number): HttpMessage {
-  const parts = [detail(p), lastLines(p), waysText(waysOf(p)).join('\n')].filter((s) => s.trim() !== '');
+  const parts = [contextLine(p), detail(p), lastLines(p), waysText(waysOf(p)).join('\n')].filter((s) => s.trim() !== '');
   const actions = ntfyActions(p);
   return {
     body: parts.join('\n\n'),

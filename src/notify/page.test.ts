@@ -75,7 +75,7 @@ describe('formatting', () => {
 
   it('gives ntfy text, falling back to the screen when there is no prompt, and marks reminders', () => {
     const m = ntfyMessage(page({ prompt: null, screen: ['line 1', 'line 2'] }), 3);
-    expect(m.body).toBe('line 1\nline 2\n\nRun: nightshift answer api 1');
+    expect(m.body).toBe('blocked · permission prompt\n\nline 1\nline 2\n\nRun: nightshift answer api 1');
     expect(m.headers).toMatchObject({ Title: 'Reminder 2: api waits for an answer', Priority: 'default' });
   });
 
