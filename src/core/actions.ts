@@ -44,6 +44,7 @@ export function promptAction(
     ...(kind === 'answer' ? { keys: d.keys ?? [] } : {}),
     ...(d.command !== undefined ? { command: d.command } : {}),
     ...(d.packages?.length ? { packages: d.packages } : {}),
+    ...(d.risks?.length ? { risks: d.risks } : {}),
   };
 }
 

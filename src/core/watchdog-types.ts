@@ -113,6 +113,13 @@ export interface Action {
   /** What the responder read from the prompt. */
   readonly command?: string | null;
   readonly packages?: readonly PackageLike[];
+  /** The risk patterns the prompt hit (why it is destructive), for the page's words. */
+  readonly risks?: readonly RiskLike[];
+}
+
+export interface RiskLike {
+  readonly id: string;
+  readonly text: string;
 }
 
 export interface PackageLike {
@@ -139,6 +146,7 @@ export interface ResponderDecision {
   readonly keys: readonly string[];
   readonly command: string | null;
   readonly packages: readonly PackageLike[];
+  readonly risks?: readonly RiskLike[];
 }
 
 /** Decides answer-or-escalate for a settled prompt; pure, like the watchdog. */

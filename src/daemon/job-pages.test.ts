@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action } from '../core/watchdog-types.js';
 import { ntfyMessage } from '../notify/format.js';
-import { summarize } from '../notify/page.js';
+import { summarize } from '../notify/page-words.js';
 import { actionPage, cliCommand, type PageBase } from './job-pages.js';
 
 const base: PageBase = { job: 'j1', name: 'fixer', state: 'blocked', rule: null, class: null, screen: [], answer_command: '', time: '2026-12-01T00:00:00.000Z' };
@@ -27,7 +27,7 @@ describe('job pages (issue 10.2)', () => {
       "nightshift cancel --state '/srv/ns state' fixer",
     ]);
     expect(p.answer_command).toBe(p.commands![0]);
-    expect(ntfyMessage(p, 1).body).toContain("Answer: nightshift continue --state '/srv/ns state' fixer");
+    expect(ntfyMessage(p, 1).body).toContain("Go on: nightshift continue --state '/srv/ns state' fixer");
   });
 
   it('no --state when the reader\'s NIGHTSHIFT_STATE names the same folder', () => {
@@ -46,6 +46,6 @@ describe('job pages (issue 10.2)', () => {
   it('a permission dialog\'s page names the command it asks to run', () => {
     const p = actionPage(action({ rule: 'claude-code-permission', class: 'permission', command: 'touch made.txt', prompt: 'Do you want to proceed?' }), base, 'j1:2', '/s', undefined);
     expect(p.command).toBe('touch made.txt');
-    expect(summarize(p)).toBe('nightshift: fixer is blocked (prompt: prompt) — wants to run `touch made.txt`');
+    expect(summarize(p)).toBe('nightshift: fixer wants to run `touch made.txt` — needs your permission');
   });
 });

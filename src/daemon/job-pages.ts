@@ -4,11 +4,11 @@
  * folder is the one a bare command finds: NIGHTSHIFT_STATE, or the per-user home), the command inside a
  * permission dialog, a probe's verdict and the three ways on from it.
  */
-import { defaultStateDir } from '../util/home.js';
 import type { PromptRule } from '../core/prompt-match.js';
 import { PROBE_BLOCK } from '../core/task-state.js';
 import type { Action } from '../core/watchdog-types.js';
 import type { Page, PageKind } from '../notify/page.js';
+import { cliCommand, dialogChoices, hangWays, keysCommand, questionOf, type Way } from '../notify/page-words.js';
 
 /** Blocks with no rule behind them: a person decides, as for an unknown question. */
 const WAITS_FOR_PERSON: ReadonlySet<string> = new Set(['unknown-prompt', 'unknown-dialog', 'agent-waiting']);
@@ -17,15 +17,9 @@ const ANSWERED_BY_KEYS: ReadonlySet<string> = new Set(['unknown-dialog', 'agent-
 
 export type PageBase = Omit<Page, 'kind' | 'reason' | 'prompt' | 'urgent' | 'key'>;
 
-const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
 export { PAGE_LOG_LINES } from '../notify/ended-pages.js';
 
-/** `nightshift VERB [--state DIR] ARGS…`, quoted for a POSIX shell. */
-export function cliCommand(stateDir: string, verb: string, ...args: string[]): string {
-  const state = defaultStateDir() === stateDir ? [] : ['--state', stateDir];
-  return ['nightshift', verb, ...state, ...args].map(quote).join(' ');
-}
+export { cliCommand };
 
 function kindOf(reason: string): PageKind {
   if (reason === 'prompt' || reason === 'hung') return reason;
@@ -33,16 +27,53 @@ function kindOf(reason: string): PageKind {
   return WAITS_FOR_PERSON.has(reason) ? 'unknown-prompt' : 'other';
 }
 
+type Cli = (verb: string, ...args: string[]) => string;
+
+/** A `[y/N]` with no rule behind it is still answered y or n. */
+const YES_NO = /[[(][yY](?:es)?\/[nN]o?[\])]/;
+
+/**
+ * Both ways on from a prompt: a dialog's own choices with their keys (never
+ * one that widens a permission), else the rule's answer and decline, then
+ * the job's details.
+ */
+function promptWays(cli: Cli, name: string, prompt: string | null, rule: PromptRule | undefined): Way[] {
+  const ways: Way[] = [];
+  const choices = dialogChoices(prompt);
+  if (choices.length >= 2) ways.push(...choices.map((c) => ({ label: `${c.key}. ${c.label}`, command: cli('answer', name, c.key) })));
+  else {
+    const yesNo = !rule && YES_NO.test(questionOf(prompt) ?? '');
+    const yes = rule ? keysCommand(cli, name, rule.answer) : yesNo ? cli('answer', name, 'y') : null;
+    const no = rule ? keysCommand(cli, name, rule.decline) : yesNo ? cli('answer', name, 'n') : null;
+    ways.push({ label: 'Yes', command: yes ?? cli('answer', name, '<answer>') });
+    if (no) ways.push({ label: 'No', command: no });
+  }
+  const decline = rule && choices.length >= 2 ? keysCommand(cli, name, rule.decline) : null;
+  if (decline && !ways.some((w) => w.command === decline)) ways.push({ label: 'Decline', command: decline });
+  ways.push({ label: 'Details', command: cli('show', name) });
+  return ways;
+}
+
+function waysFor(kind: PageKind, a: Action, cli: Cli, name: string, rule: PromptRule | undefined): Way[] {
+  if (kind === 'probe') {
+    return [
+      { label: 'Redirect', command: cli('send', name, '<what to do instead>') },
+      { label: 'Go on', command: cli('continue', name) },
+      { label: 'Stop', command: cli('cancel', name) },
+    ];
+  }
+  if (kind === 'hung') return hangWays(cli, name);
+  if (ANSWERED_BY_KEYS.has(a.reason)) return [{ label: 'Answer at the terminal', command: cli('attach', name) }, { label: 'Details', command: cli('show', name) }];
+  return promptWays(cli, name, a.prompt, rule);
+}
+
 /** The page for an escalation: one per episode. */
 export function actionPage(a: Action, base: PageBase, key: string, stateDir: string, rule: PromptRule | undefined): Page {
   const name = base.name;
   const kind = kindOf(a.reason);
   const cli = (verb: string, ...args: string[]) => cliCommand(stateDir, verb, ...args);
-  let commands: string[];
-  if (kind === 'probe') commands = [cli('send', name, '<what to do instead>'), cli('continue', name), cli('cancel', name)];
-  else if (kind === 'hung') commands = [cli('show', name)];
-  else if (ANSWERED_BY_KEYS.has(a.reason)) commands = [cli('attach', name)];
-  else commands = [cli('answer', name, rule && rule.answer[0]?.length === 1 ? rule.answer[0] : '<answer>')];
+  const ways = waysFor(kind, a, cli, name, rule);
+  const commands = ways.map((w) => w.command);
   return {
     ...base,
     key,
@@ -55,7 +86,11 @@ export function actionPage(a: Action, base: PageBase, key: string, stateDir: str
     urgent: kind === 'prompt' || kind === 'unknown-prompt' || kind === 'probe',
     answer_command: commands[0]!,
     commands,
+    ways,
     ...(a.command ? { command: a.command } : {}),
+    ...(a.risks?.length ? { risk: a.risks.map((r) => r.text) } : {}),
+    // How long nothing moved: from the quiet's start to the verdict.
+    ...(kind === 'hung' ? { quiet_ms: Math.max(0, a.t - a.since) } : {}),
     // What a Decline button would send: only a known prompt whose rule has a safe "no".
     ...(kind === 'prompt' && rule && rule.decline.length > 0 ? { decline_keys: [...rule.decline] } : {}),
   };

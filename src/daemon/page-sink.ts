@@ -27,6 +27,9 @@ export interface PageSinkDeps {
   readonly view: () => { readonly rows: readonly string[]; readonly state: string } | undefined;
 }
 
+/** How many of the screen's last non-blank rows a page carries: a failure's error and a line or two before it. */
+const LAST_LINES = 10;
+
 export class PageSink implements JobSink {
   readonly name = 'pages';
   private episode = 0;
@@ -84,19 +87,29 @@ export class PageSink implements JobSink {
     this.deps.pager.page(this.pageFor(a), this.deps.redact);
   }
 
-  /** A job that ended on its own without success (exit ≠ 0, a signal) pages: a person expects to hear of it. */
+  /** A job that ended on its own without success (exit ≠ 0, a signal) pages once: a person expects to hear of it, and its last lines. */
   private pageFailure(t: Transition): void {
-    const how = t.reason.code === 'lost' ? `lost: ${t.reason.detail ?? 'its terminal is gone'}` : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    const lost = t.reason.code === 'lost';
+    const how = lost ? `lost: ${t.reason.detail ?? 'its terminal is gone'}` : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    const base = this.pageBase();
+    const cli = (verb: string) => (verb === 'logs' ? cliCommand(this.deps.stateDir, 'logs', this.record.name, ...PAGE_LOG_LINES) : cliCommand(this.deps.stateDir, verb, this.record.name));
+    const ways = [{ label: 'The rest of its output', command: cli('logs') }, { label: 'Details', command: cli('show') }];
     this.deps.pager.page({
-      ...this.pageBase(),
-      key: `${this.id}:${t.reason.code === 'lost' ? 'lost' : 'failed'}`,
-      kind: t.reason.code === 'lost' ? 'lost' : 'failed',
+      ...base,
+      key: `${this.id}:${lost ? 'lost' : 'failed'}`,
+      kind: lost ? 'lost' : 'failed',
       state: 'done',
       reason: t.reason.code,
-      prompt: t.reason.code === 'lost' ? `${this.record.name} ${how}` : `${this.record.name} failed: ${how}`,
+      prompt: lost ? `${this.record.name} ${how}` : `${this.record.name} failed: ${how}`,
+      // What it printed last is the failure: shown once, as its last lines.
+      screen: [],
+      last_lines: base.screen,
       // A lost job went unseen: the person may want to start it again tonight.
-      urgent: t.reason.code === 'lost',
-      answer_command: cliCommand(this.deps.stateDir, 'logs', this.record.name, ...PAGE_LOG_LINES),
+      urgent: lost,
+      answer_command: ways[0]!.command,
+      commands: ways.map((w) => w.command),
+      ways,
+      once: true,
     }, this.deps.redact);
   }
 
@@ -135,7 +148,7 @@ export class PageSink implements JobSink {
       state: view?.state ?? 'running',
       rule: null,
       class: null,
-      screen: rows.slice(-8),
+      screen: rows.slice(-LAST_LINES),
       answer_command: cliCommand(this.deps.stateDir, 'show', this.record.name),
       time: new Date(this.deps.now()).toISOString(),
     };

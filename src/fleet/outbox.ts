@@ -95,12 +95,14 @@ export class PgOutbox implements DeliveryStore {
     return r.length === 1;
   }
 
-  delivered(id: number, now: number): Promise<void> {
+  delivered(id: number, now: number, once: boolean): Promise<void> {
     return this.save(() =>
       this.db.query(
-        `UPDATE fleet_outbox SET in_flight_until = NULL, status = CASE status WHEN 'pending' THEN 'delivered' ELSE status END,
+        `UPDATE fleet_outbox SET in_flight_until = NULL,
+           closed_at = CASE WHEN status = 'pending' AND $4 THEN $2 ELSE closed_at END,
+           status = CASE status WHEN 'pending' THEN (CASE WHEN $4 THEN 'resolved' ELSE 'delivered' END) ELSE status END,
            delivered_at = $2, last_error = NULL WHERE id = $1 AND (leased_by = $3 OR leased_by IS NULL)`,
-        [id, now, this.host],
+        [id, now, this.host, once],
       ),
     );
   }

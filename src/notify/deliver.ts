@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { formatDuration } from '../util/duration.js';
 import type { Notifier } from './config.js';
 import { ntfyMessage, slackMessage, webhookMessage, type HttpMessage } from './format.js';
-import { redact, summarize, type Page } from './page.js';
+import { redact, type Page } from './page.js';
+import { summarize } from './page-words.js';
 import { CredentialError, describeRef, resolveRef, type ValueRef } from './secret-ref.js';
 
 /** A resolved URL a notifier can POST to. */

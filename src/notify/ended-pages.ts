@@ -9,7 +9,11 @@ export const PAGE_LOG_LINES = ['--lines', '40'] as const;
 const seeCommand = (rec: JobRecord, kind: PageKind): string =>
   kind === 'lost' || kind === 'interrupted' ? ['nightshift', 'logs', rec.name, ...PAGE_LOG_LINES].join(' ') : `nightshift show ${rec.name}`;
 
-export function endedPage(rec: JobRecord, kind: PageKind, text: string, now: number, more: Partial<Pick<Page, 'rule' | 'class' | 'screen'>> = {}): Page {
+/** A page about a job that is over goes out once: `once`, so nothing re-pages it. */
+export function endedPage(rec: JobRecord, kind: PageKind, text: string, now: number, more: Partial<Pick<Page, 'rule' | 'class' | 'screen' | 'last_lines'>> = {}): Page {
+  const see = seeCommand(rec, kind);
+  const ways = [{ label: kind === 'lost' || kind === 'interrupted' ? 'What it printed last' : 'Why', command: see }];
+  if (kind === 'lost' || kind === 'interrupted') ways.push({ label: 'Details', command: `nightshift show ${rec.name}` });
   return {
     key: `${rec.id}:${kind}`,
     job: rec.id,
@@ -21,9 +25,12 @@ export function endedPage(rec: JobRecord, kind: PageKind, text: string, now: num
     class: null,
     prompt: text,
     screen: [],
-    answer_command: seeCommand(rec, kind),
+    answer_command: see,
+    commands: ways.map((w) => w.command),
+    ways,
     time: new Date(now).toISOString(),
     urgent: false,
+    once: true,
     ...more,
   };
 }

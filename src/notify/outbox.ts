@@ -79,7 +79,8 @@ export interface DeliveryStore {
   /** `notifiers`: the ones this sender has; a shared outbox leaves the others' rows to senders that have them. */
   due(now: number, limit: number, notifiers: readonly string[]): Maybe<OutboxRow[]>;
   claim(id: number, now: number, until: number): Maybe<boolean>;
-  delivered(id: number, now: number): Maybe<void>;
+  /** `once`: a page about a job that is over, closed (resolved) as it goes out, so no re-page round ever starts. */
+  delivered(id: number, now: number, once: boolean): Maybe<void>;
   failed(id: number, error: string, nextAt: number): Maybe<void>;
   hold(id: number, until: number): Maybe<void>;
   drop(id: number, reason: string, now: number): Maybe<void>;
@@ -147,15 +148,16 @@ export class Outbox implements DeliveryStore {
     );
   }
 
-  /** Success. A row acked or resolved while in flight keeps that status. */
-  delivered(id: number, now: number): void {
+  /** Success. A row acked or resolved while in flight keeps that status; a once-page is resolved as it goes out. */
+  delivered(id: number, now: number, once: boolean): void {
     this.q(
         `UPDATE notify_outbox SET in_flight_until = NULL,
-           status = CASE status WHEN 'pending' THEN 'delivered' ELSE status END,
+           closed_at = CASE WHEN status = 'pending' AND ? THEN ? ELSE closed_at END,
+           status = CASE status WHEN 'pending' THEN (CASE WHEN ? THEN 'resolved' ELSE 'delivered' END) ELSE status END,
            delivered_at = ?, last_error = NULL
          WHERE id = ?`,
       )
-      .run(now, id);
+      .run(once ? 1 : 0, now, once ? 1 : 0, now, id);
   }
 
   /** Failure: counts the try and sets the retry time. */

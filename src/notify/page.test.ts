@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ntfyMessage, slackMessage, webhookMessage } from './format.js';
-import { redact, redactPage, summarize, type Page } from './page.js';
+import { redact, redactPage, type Page } from './page.js';
+import { summarize } from './page-words.js';
 
 describe('redact', () => {
   const jwt =
@@ -61,31 +62,34 @@ describe('redact', () => {
 });
 
 describe('formatting', () => {
-  it('summarizes in one line', () => {
-    expect(summarize(page())).toBe('nightshift: api is blocked (prompt: permission prompt)');
-    expect(summarize(page({ kind: 'other', reason: 'exited 1' }))).toBe('nightshift: api is blocked (exited 1)');
+  it('summarizes in one line: what is asked, never "blocked (prompt: …)"', () => {
+    expect(summarize(page())).toBe('nightshift: api wants to proceed');
+    expect(summarize(page({ kind: 'other', reason: 'exited 1', prompt: 'api exited 1' }))).toBe('nightshift: api: api exited 1');
   });
 
-  it('gives a webhook the page itself', () => {
-    expect(JSON.parse(webhookMessage(page(), 1).body)).toEqual(page());
+  it('gives a webhook the page itself, plus the documented fields', () => {
+    const body = JSON.parse(webhookMessage(page(), 1).body) as Record<string, unknown>;
+    expect(body).toMatchObject(page());
+    expect(body).toMatchObject({ version: 1, round: 1, title: 'api wants to proceed', question: 'Proceed?', risk: null, commands: ['nightshift answer api 1'], link: null, last_lines: [] });
   });
 
   it('gives ntfy text, falling back to the screen when there is no prompt, and marks reminders', () => {
     const m = ntfyMessage(page({ prompt: null, screen: ['line 1', 'line 2'] }), 3);
-    expect(m.body).toBe('nightshift: api is blocked (prompt: permission prompt)\n\nline 1\nline 2\n\nAnswer: nightshift answer api 1');
-    expect(m.headers).toMatchObject({ Title: 'Reminder 2: nightshift: api blocked (prompt)', Priority: 'default' });
+    expect(m.body).toBe('blocked · permission prompt\n\nline 1\nline 2\n\nRun: nightshift answer api 1');
+    expect(m.headers).toMatchObject({ Title: 'Reminder 2: api waits for an answer', Priority: 'default' });
   });
 
-  it('gives Slack escaped mrkdwn text', () => {
-    const { text } = JSON.parse(slackMessage(page({ prompt: 'run `rm -rf <dir>`?' }), 1).body) as { text: string };
+  it('gives Slack escaped mrkdwn text and the same in blocks', () => {
+    const { text, blocks } = JSON.parse(slackMessage(page({ prompt: 'run `rm -rf <dir>`?' }), 1).body) as { text: string; blocks: unknown[] };
     expect(text).toBe(
       [
-        '*nightshift: api blocked (prompt)*',
-        'nightshift: api is blocked (prompt: permission prompt)',
+        '*api wants to run `rm -rf &lt;dir&gt;`*',
+        'blocked · permission prompt',
         '```run `rm -rf &lt;dir&gt;`?```',
-        'Answer: `nightshift answer api 1`',
+        'Run: `nightshift answer api 1`',
       ].join('\n'),
     );
+    expect(blocks).toHaveLength(4);
   });
 });
 

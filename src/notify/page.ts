@@ -53,6 +53,16 @@ export interface Page {
   url?: string;
   /** POST here to decline (single-use); only with `url` and `decline_keys`. */
   decline_url?: string;
+  /** The risk words the prompt hit (rules/risk.yaml), e.g. `deploy`: why nobody answered it automatically. */
+  risk?: string[];
+  /** A hang: how long nothing moved, ms. */
+  quiet_ms?: number;
+  /** A job that ended: the last lines it printed, redacted like the screen. */
+  last_lines?: string[];
+  /** Each way on with what it does (`Yes`, `No`, `Stop`…), in the order of `commands`. */
+  ways?: Array<{ label: string; command: string }>;
+  /** About a job that is over: sent once, never re-paged (nothing a reminder could change). */
+  once?: boolean;
 }
 
 const R = '[redacted]';
@@ -107,18 +117,14 @@ export function redact(text: string): string {
  * one text so a multi-line PEM block is caught whole.
  */
 export function redactPage(p: Page, r: (text: string) => string = redact): Page {
-  const screen = p.screen.length ? r(p.screen.join('\n')).split('\n') : [];
+  const lines = (l: readonly string[]) => (l.length ? r(l.join('\n')).split('\n') : []);
   return {
     ...p,
     reason: r(p.reason),
     prompt: p.prompt === null ? null : r(p.prompt),
-    screen,
+    screen: lines(p.screen),
+    ...(p.last_lines ? { last_lines: lines(p.last_lines) } : {}),
+    // The command a dialog asks to run is terminal text too (`curl -H 'Authorization: …'`).
+    ...(p.command ? { command: r(p.command) } : {}),
   };
-}
-
-/** One line for a lock screen or a command's last argument. */
-export function summarize(p: Page): string {
-  const what = p.kind === 'other' || p.kind === 'probe' ? p.reason : `${p.kind}: ${p.reason}`;
-  const wants = p.command ? ` — wants to run \`${p.command}\`` : '';
-  return `nightshift: ${p.name} is ${p.state} (${what})${wants}`;
 }

@@ -26,6 +26,22 @@ describe('Pager episodes', () => {
     expect(pager.history('j1')).toMatchObject([{ status: 'delivered', round: 2 }]);
   });
 
+  it('a page about an ended job goes out once: resolved as it is delivered, never re-paged, still sent again after a failed try', async () => {
+    const r = await h.receiver();
+    const { pager, advance } = h.setup(yaml(r));
+    r.statuses.push(503);
+    pager.page(samplePage({ key: 'j1:interrupted', kind: 'interrupted', state: 'done', reason: 'interrupted', once: true }));
+    expect(await pager.tick()).toMatchObject({ failed: 1 });
+    advance(5 * SEC);
+    expect(await pager.tick()).toMatchObject({ delivered: 1 });
+    for (let i = 0; i < 4; i++) {
+      advance(30 * MIN);
+      expect(await pager.tick()).toMatchObject({ repaged: 0, delivered: 0 });
+    }
+    expect(r.hits.map((x) => x.status)).toEqual([503, 200]);
+    expect(pager.history('j1')).toMatchObject([{ status: 'resolved', round: 1 }]);
+  });
+
   it('stops re-paging once acknowledged', async () => {
     const r = await h.receiver();
     const { pager, advance } = h.setup(yaml(r));

@@ -18,7 +18,12 @@ describe('Pager delivery', () => {
     await pager.tick();
     expect(r.hits).toHaveLength(1);
     expect(r.hits[0]!.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(r.hits[0]!.body)).toEqual(samplePage());
+    // The page itself, plus the documented fields a script routes on.
+    expect(JSON.parse(r.hits[0]!.body)).toEqual({
+      ...samplePage(), version: 1, round: 1, title: 'build-api wants to run npm install left-pad — needs your permission',
+      question: 'Do you want to run npm install left-pad?', risk: 'needs your permission', risk_hits: [],
+      commands: ['nightshift answer build-api 1'], ways: [{ label: 'Run', command: 'nightshift answer build-api 1' }], link: null, last_lines: [],
+    });
     expect(pager.pending()).toEqual([]);
     expect(pager.history('j1')).toMatchObject([{ status: 'delivered', round: 1, attempts: 0, last_error: null }]);
   });
@@ -35,17 +40,18 @@ describe('Pager delivery', () => {
     const [urgent, plain] = [...r.hits].sort((a, b) => a.body.localeCompare(b.body));
     expect(urgent!.path).toBe('/my-topic');
     expect(urgent!.body).toContain('Do you want to run npm install left-pad?');
-    expect(urgent!.body).toContain('Answer: nightshift answer build-api 1');
+    expect(urgent!.body).toContain('Run: nightshift answer build-api 1');
     expect(urgent!.headers).toMatchObject({
-      title: 'nightshift: build-api blocked (prompt)',
+      // The dash is not Latin-1: RFC 2047 encoded, which ntfy decodes.
+      title: `=?UTF-8?B?${Buffer.from('build-api wants to run npm install left-pad — needs your permission').toString('base64')}?=`,
       priority: 'high',
-      tags: 'rotating_light,nightshift,prompt',
+      tags: 'rotating_light,nightshift,prompt,permission',
       authorization: 'Bearer tk_secret123',
     });
     expect(plain!.headers.priority).toBe('default');
     expect(plain!.body).toContain('still compiling');
     // Non-ASCII titles travel RFC 2047 encoded (headers are Latin-1).
-    expect(plain!.headers.title).toBe(`=?UTF-8?B?${Buffer.from('nightshift: docs-ü blocked (hung)').toString('base64')}?=`);
+    expect(plain!.headers.title).toBe(`=?UTF-8?B?${Buffer.from('docs-ü is stuck: nothing moved').toString('base64')}?=`);
   });
 
   it('sends Slack {text}, the webhook URL read from the environment at send time', async () => {
@@ -61,7 +67,7 @@ describe('Pager delivery', () => {
     await pager.tick();
     expect(r.hits).toHaveLength(1);
     const body = JSON.parse(r.hits[0]!.body) as { text: string };
-    expect(Object.keys(body)).toEqual(['text']);
+    expect(Object.keys(body)).toEqual(['text', 'blocks']);
     expect(body.text).toContain('build-api');
     expect(body.text).toContain('Overwrite &lt;config&gt; &amp; continue?');
     expect(body.text).toContain('`nightshift answer build-api 1`');
@@ -74,7 +80,7 @@ describe('Pager delivery', () => {
     pager.page(samplePage());
     expect(await pager.tick()).toMatchObject({ delivered: 1 });
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(samplePage());
-    expect(readFileSync(`${out}.arg`, 'utf8')).toBe('nightshift: build-api is blocked (prompt: permission prompt)');
+    expect(readFileSync(`${out}.arg`, 'utf8')).toBe('nightshift: build-api wants to run npm install left-pad — needs your permission');
   });
 
   it('records a failing command and retries it', async () => {

@@ -200,7 +200,7 @@ export class Pager {
   private async send(row: OutboxRow, notifier: Notifier): Promise<boolean> {
     try {
       await deliver(notifier, this.linked(row), row.round, this.deliverContext());
-      await this.store.delivered(row.id, this.clock.now());
+      await this.store.delivered(row.id, this.clock.now(), row.page.once === true);
       this.report(row, null, null);
       return true;
     } catch (e) {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../../src/daemon/client.js';
 import { readCast } from '../../src/record/cast-reader.js';
 import { readJsonl } from '../helpers/cli.js';
-import { processAlive as alive, rawSpec, readBoardFile, sr, testScopes, waitUntil, type DaemonProc, type Scope } from '../helpers/daemon.js';
+import { powerCut, processAlive as alive, rawSpec, readBoardFile, sr, testScopes, waitUntil, type Scope } from '../helpers/daemon.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const scope = testScopes();
@@ -75,14 +75,6 @@ describe('issue 8.1: a run slot is never lost, and the daemon always stops', () 
     expect(board.jobs.filter((j) => j.state === 'running' || j.state === 'blocked')).toEqual([]);
   }, 120_000);
 });
-
-/** kill -9 of the daemon and then of its PTY host: a power cut or a reboot, after which no job's terminal is left (issue 12: the daemon alone loses none). */
-async function powerCut(d: DaemonProc): Promise<void> {
-  const host = d.hostPid();
-  d.signal('SIGKILL');
-  await d.proc.waitExit(5_000);
-  if (host !== null) process.kill(host, 'SIGKILL');
-}
 
 describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', () => {
   it('(daemon and PTY host killed) a blocked job becomes done/interrupted: its pages are resolved, one interrupted page says what it was blocked on, its files are finished', async (ctx) => {

@@ -269,6 +269,8 @@ function threeNotifiers(base: string, repage: string): string {
   ].join('\n');
 }
 
+/** A header value as ntfy gets a non-Latin-1 title. */
+const rfc2047 = (s: string) => `=?UTF-8?B?${Buffer.from(s, 'utf8').toString('base64')}?=`;
 const everything = (hit: Hit) => `${hit.body}\n${JSON.stringify(hit.headers)}`;
 
 describe('daemon: paging', () => {
@@ -304,7 +306,8 @@ describe('daemon: paging', () => {
     expect(page.screen).toContain('token [redacted]');
 
     // ntfy: text body, metadata in headers.
-    expect(ntfy!.headers.title).toBe('nightshift: pager-ask blocked (prompt)');
+    // What is asked and its risk in words; the dash makes the header RFC 2047 encoded.
+    expect(ntfy!.headers.title).toBe(rfc2047('pager-ask wants to continue — asks to confirm'));
     expect(ntfy!.headers.priority).toBe('high');
     for (const s of ['pager-ask', 'blocked', 'prompt', 'Continue? [y/N]', `nightshift answer --state ${d.state} pager-ask y`]) expect(ntfy!.body).toContain(s);
 
@@ -322,12 +325,12 @@ describe('daemon: paging', () => {
     const ntfys = await srv.waitHits('/nightshift-topic', 2, SOON);
     const slacks = await srv.waitHits('/slack/T000/B000/XXXX', 2, SOON);
     expect(hooks[1]!.headers['x-nightshift-round']).toBe('2');
-    expect(ntfys[1]!.headers.title).toBe('Reminder 1: nightshift: pager-ask blocked (prompt)');
-    expect((JSON.parse(slacks[1]!.body) as { text: string }).text).toContain('Reminder 1: nightshift: pager-ask blocked (prompt)');
+    expect(ntfys[1]!.headers.title).toBe(rfc2047('Reminder 1: pager-ask wants to continue — asks to confirm'));
+    expect((JSON.parse(slacks[1]!.body) as { text: string }).text).toContain('Reminder 1: pager-ask wants to continue — asks to confirm');
     expect(hooks[1]!.at - hooks[0]!.at).toBeGreaterThanOrEqual(1_900);
     // Exactly one first-round page per notifier for the episode.
     expect(hooks.filter((x) => x.headers['x-nightshift-round'] === '1')).toHaveLength(1);
-    expect(ntfys.filter((x) => !String(x.headers.title).startsWith('Reminder'))).toHaveLength(1);
+    expect(ntfys.filter((x) => String(x.headers.title) === rfc2047('pager-ask wants to continue — asks to confirm'))).toHaveLength(1);
     expect(slacks.filter((x) => !x.body.includes('Reminder'))).toHaveLength(1);
 
     const ack = await d.ns('ack', ['pager-ask']);

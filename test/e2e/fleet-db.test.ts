@@ -120,7 +120,7 @@ describe('the fleet board in PostgreSQL', () => {
       expect(await b.due(T + 1_000, 10, ['hook'])).toEqual([]);
       // The sender died mid-send: after its lease another host gets it.
       expect(await b.claim(row!.id, T + 60_001, T + 120_000)).toBe(true);
-      await b.delivered(row!.id, T + 60_002);
+      await b.delivered(row!.id, T + 60_002, false);
       expect(await a.due(T + 200_000, 10, ['hook'])).toEqual([]);
       expect((await pageHistory(db, 'j-x')).map((r) => r.status)).toEqual(['delivered']);
     }));

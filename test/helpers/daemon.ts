@@ -180,6 +180,14 @@ export class DaemonProc {
   }
 }
 
+/** kill -9 of the daemon and then of its PTY host: a power cut or a reboot, after which no job's terminal is left. */
+export async function powerCut(d: DaemonProc): Promise<void> {
+  const host = d.hostPid();
+  d.signal('SIGKILL');
+  await d.proc.waitExit(5_000);
+  if (host !== null) process.kill(host, 'SIGKILL');
+}
+
 /** What one test owns; closed in afterEach. */
 export class Scope {
   private readonly dirs: string[] = [];
