@@ -10,6 +10,7 @@ import { toReason } from '../board/reasons.js';
 import type { JobNote } from '../board/notes.js';
 import type { JobReason, JobRecord } from '../board/types.js';
 import { PAGE_LOG_LINES } from '../notify/ended-pages.js';
+import { askedInWords } from '../notify/page-words.js';
 import { reasonWithDetail } from './reason-text.js';
 
 /** The night a digest covers by default (`--since`, and the morning page): an evening to a morning. */
@@ -111,7 +112,7 @@ function needsYou(jobs: readonly JobRecord[], blockedSince: ReadonlyMap<string, 
         id: j.id,
         name: j.name,
         reason: reasonWithDetail(j.reason),
-        question: asked?.kind === 'asked' ? asked.question : askedInWords(j.reason),
+        question: asked?.kind === 'asked' ? asked.question : blockInWords(j, now - Date.parse(j.last_activity ?? at)),
         blocked_since: at,
         waited_ms: Math.max(0, now - Date.parse(at)),
         next: nextFor(j),
@@ -120,17 +121,11 @@ function needsYou(jobs: readonly JobRecord[], blockedSince: ReadonlyMap<string, 
     .sort((a, b) => a.blocked_since.localeCompare(b.blocked_since));
 }
 
-/** What a block asks of a person when no question was recorded for it (a block adopted from an older daemon). */
-export function askedInWords(r: JobReason): string {
-  if (r.code.startsWith('probe:')) return `the ${r.code.slice('probe:'.length)} probe stopped the agent: ${r.detail ?? 'see show'}`;
-  switch (r.code) {
-    case 'hung':
-      return 'nothing moves: screen quiet, no tool call, no child activity';
-    case 'prompt':
-      return `a ${r.class ?? 'prompt'} question (rule ${r.rule ?? 'none'}) waits for an answer`;
-    default:
-      return r.detail ?? r.code;
-  }
+/** What a block asks when no question was recorded for it (a block adopted from an older daemon): the page's headline. */
+function blockInWords(j: JobRecord, quietMs: number): string {
+  const code = j.reason.code;
+  const kind = code === 'hung' ? 'hung' : code.startsWith('probe:') ? 'probe' : code === 'prompt' ? 'prompt' : 'unknown-prompt';
+  return askedInWords({ name: j.name, kind, state: j.state, reason: code, class: j.reason.class ?? null, prompt: j.reason.detail ?? null, quiet_ms: Math.max(0, quietMs) });
 }
 
 /** The commands that move a blocked job on, the one that answers first. */

@@ -8,6 +8,7 @@ import type { Action } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
 import type { NoteDetail } from '../board/notes.js';
 import type { Redactor } from '../notify/secrets.js';
+import { questionOf as promptQuestion } from '../notify/page-words.js';
 import type { JobEvent, JobSink } from '../supervisor/job-events.js';
 
 /** How many of the final screen's last non-blank lines a bad end keeps: enough to see an error and its cause. */
@@ -65,7 +66,5 @@ function actionNote(a: Action, redact: Redactor): { t: number; note: NoteDetail 
 
 /** What a block asks, in one line: the command a dialog wants to run, else the prompt's question line, else the action's words. */
 function questionOf(a: Action): string {
-  if (a.command) return `wants to run: ${a.command}`;
-  const lines = (a.prompt ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
-  return [...lines].reverse().find((l) => l.includes('?')) ?? lines.at(-1) ?? a.text;
+  return a.command ? `wants to run: ${a.command}` : (promptQuestion(a.prompt ?? null) ?? a.text);
 }
