@@ -4,7 +4,7 @@
  * Codex's notify program, Gemini's hooks. One shape for all of them, so the
  * watchdog and the drills read them alike.
  *
- * Authority (issue 9.3): the screen stays the authority for answering. An
+ * Authority: the screen stays the authority for answering. An
  * agent state may make nightshift escalate sooner; nothing here can make it
  * answer. A `hint` (an undocumented source such as Claude's session file)
  * never acts alone: it blocks only on a screen that showed nothing new for

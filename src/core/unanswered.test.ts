@@ -1,4 +1,4 @@
-/** on_unanswered's clock (issue 11.7): pure, on a ManualClock. */
+/** on_unanswered's clock: pure, on a ManualClock. */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.js';
 import type { PromptRule } from './prompt-match.js';

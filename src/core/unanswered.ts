@@ -1,5 +1,5 @@
 /**
- * `on_unanswered: {after, do: decline}` (issue 11.7): a prompt a person was
+ * `on_unanswered: {after, do: decline}`: a prompt a person was
  * paged for and nobody answered within `after` gets its rule's decline
  * keys. Pure and clock-injected like the watchdog: the host asks
  * nextDeadline() and calls tick() then. It only ever names the decline; a

@@ -102,7 +102,7 @@ export class Verdicts {
   }
 
   /**
-   * A probe's escalation binds (issue 10.1): the job is blocked on it until a
+   * A probe's escalation binds: the job is blocked on it until a
    * person acts, whatever the agent does meanwhile (it is being interrupted;
    * its screen and transcript keep moving). A person already needed at a
    * prompt or dialog keeps that block; the probe's page still goes out.

@@ -1,4 +1,4 @@
-/** Watchdog.resume: a job another daemon supervised, taken over in the state the board has (issue 12.2). */
+/** Watchdog.resume: a job another daemon supervised, taken over in the state the board has. */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.js';
 import { Watchdog } from './watchdog.js';

@@ -23,27 +23,14 @@ export class MorningDigest {
     this.schedule = new DigestSchedule(h.pager.notifyConfig.digestAt, now);
   }
 
-  /** A digest page may still be out (one paged by this daemon, or left by the last): once sent, it is closed. */
-  private open = true;
-
   /** Pages the digest if its time has come; returns the page's key when it did. */
   tick(now: number): string | undefined {
-    if (this.open) this.closeSent();
     this.schedule.reconfigure(this.h.pager.notifyConfig.digestAt, now);
     const due = this.schedule.take(now);
     if (due === undefined) return undefined;
     const page = digestPage(digestOf(this.h, DIGEST_NIGHT_MS, now), due);
     this.h.pager.page(page);
-    this.open = true;
     return page.key;
-  }
-
-  /** A digest is news once: delivered to every notifier, it is resolved, so the re-page round never sends it again. */
-  private closeSent(): void {
-    const rows = this.h.pager.history(DIGEST_JOB);
-    if (rows.some((r) => r.status === 'pending')) return;
-    if (rows.some((r) => r.status === 'delivered')) this.h.pager.resolve(DIGEST_JOB);
-    this.open = false;
   }
 }
 
@@ -65,6 +52,8 @@ export function digestPage(d: Digest, due: number): Page {
     answer_command: 'nightshift digest',
     time: d.generated,
     urgent: false,
+    // News once: resolved as it is delivered, so the re-page round never sends it again.
+    once: true,
   };
 }
 

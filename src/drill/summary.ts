@@ -1,5 +1,5 @@
 /**
- * What a set of drills says as a whole (issue 9.7): time to alert by class
+ * What a set of drills says as a whole: time to alert by class
  * of alert, and false blocks on the must-not-fire scenarios. The README's
  * table is this, printed by `nightshift drill scenarios/`.
  */

@@ -34,7 +34,7 @@ export interface PagerOptions {
   onResult?: (r: DeliveryResult) => void;
   /** Where pages are sent from (default: this file's outbox). A fleet host sends from the shared one. */
   store?: DeliveryStore;
-  /** Adds the web links (issue 11.6) to each page as it is sent. */
+  /** Adds the web links to each page as it is sent. */
   linker?: PageLinker;
   /** Links could not be made: the page goes out without them, and this is told why. */
   onLinkProblem?: (e: unknown, row: OutboxRow) => void;

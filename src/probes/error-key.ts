@@ -1,5 +1,5 @@
 /**
- * What makes two failures "the same failure again" (issue 10.3): the error
+ * What makes two failures "the same failure again": the error
  * head with every value masked — quoted values, paths, file names, uuids,
  * hex ids and numbers — so `cat: does-not-exist-3.txt: No such file` and
  * its `-4` twin repeat, while the words of the message stay: a different

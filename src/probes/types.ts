@@ -89,7 +89,7 @@ export interface ProbeRules {
 }
 
 /**
- * What binds an escalation (issue 10.1): `interrupt` the agent's turn with
+ * What binds an escalation: `interrupt` the agent's turn with
  * its key (Esc), `pause` the foreground process group (SIGSTOP until a
  * person continues), or `none`. `auto`: interrupt for the agents that have
  * an interrupt key (Claude Code, Codex, Gemini), pause for any other program.

@@ -1,5 +1,5 @@
 /**
- * Wires a job's agent to say what it does (issue 9.3): before the start, the
+ * Wires a job's agent to say what it does: before the start, the
  * job's own command line or environment (Claude `--settings`, Codex
  * `-c notify=`, Gemini's system settings variable), all pointing into the
  * job's folder; after it, the signals file followed and, for Claude, its

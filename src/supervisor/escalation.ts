@@ -1,5 +1,5 @@
 /**
- * An escalation binds (issue 10.1): once a probe has blocked the job, the
+ * An escalation binds: once a probe has blocked the job, the
  * agent must stop spending. What a person would do at the terminal: press
  * the agent's interrupt key (Esc for Claude Code, Codex and Gemini) and
  * check that the turn ended, pressing it again if not; or, for a program

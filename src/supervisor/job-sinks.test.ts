@@ -1,4 +1,4 @@
-/** The sink list's ordering guarantees (issue 12.5): evidence before keys, no record no keys, one loop in list order; a sink that throws is passed over. */
+/** The sink list's ordering guarantees: evidence before keys, no record no keys, one loop in list order; a sink that throws is passed over. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

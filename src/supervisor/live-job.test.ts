@@ -1,5 +1,5 @@
 /**
- * LiveJob's start is all or nothing (issue 8.1), with a real PTY: a step
+ * LiveJob's start is all or nothing, with a real PTY: a step
  * that fails after the child was spawned releases everything already taken.
  * An owner's sink that throws is reported and the job runs to its end.
  */

@@ -1,5 +1,5 @@
 /**
- * A job's agent as its process tree shows it (issue 10.5, wrapped agents):
+ * A job's agent as its process tree shows it (wrapped agents):
  * `launch.sh`, `bash -c "claude …"` or `env HOME=… claude` run an agent the
  * command line hides or whose HOME differs from the job's. The spotter finds
  * the agent process in the sampler's trees; a plain program that turns out

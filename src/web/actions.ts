@@ -1,5 +1,5 @@
 /**
- * A page's one-tap actions (issue 11.6): `POST /a/CODE` from ntfy's
+ * A page's one-tap actions: `POST /a/CODE` from ntfy's
  * Decline button. The code is redeemed by the server; what it may still do
  * is decided here, against the job as it is now: a tap that arrives after
  * the job moved on must send nothing, since its keys would land on

@@ -1,4 +1,4 @@
-/** Page links (issue 11.6): the formats' links and buttons, and the pager minting them per delivery. */
+/** Page links: the formats' links and buttons, and the pager minting them per delivery. */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Harness, MIN, NOON, samplePage } from '../../test/helpers/notify-harness.js';
 import { ntfyMessage, slackMessage, webhookMessage } from '../notify/format.js';

@@ -1,5 +1,5 @@
 /**
- * The links a page carries (issue 11.6): the job's web page, signed in by
+ * The links a page carries: the job's web page (the board for a digest), signed in by
  * a single-use login code, and for a prompt with a safe "no" a single-use
  * Decline action. Minted when a page is sent, never when it is queued, so
  * a code is valid for an hour from the moment a phone can see it.
@@ -44,7 +44,7 @@ export function pageLinker(source: () => LinkSource | null): PageLinker {
     link(page, now) {
       const s = source();
       if (!s) return null;
-      const next = jobPath(page.name);
+      const next = page.kind === 'digest' ? '/' : jobPath(page.name);
       const login = s.codes.mintCode(s.person, { kind: 'login', next, from: 'page' }, PAGE_CODE_TTL_MS, now);
       const links: PageLinks = { url: `${s.baseUrl}${next}?code=${encodeURIComponent(login)}` };
       if (offersDecline(page)) {

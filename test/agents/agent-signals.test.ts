@@ -1,5 +1,5 @@
 /**
- * Agent signals live (issue 9.3): the real Claude Code 2.1.112 and Codex
+ * Agent signals live: the real Claude Code 2.1.112 and Codex
  * 0.171.0 CLIs offline (fake model servers) under `nightshift run`, with
  * their per-job hooks / notify program. Rules that name none of their
  * screens, so only the agent's own word can block the job.

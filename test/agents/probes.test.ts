@@ -360,7 +360,7 @@ describe.skipIf(skipClaudeTests())('probes on the real Claude Code 2.1.112 offli
 
   // Once, 3 s after the escalation the job was stopped as done/turn-ended, a
   // success, so the refused claim became the accepted final answer. Now the
-  // escalation binds and the job waits for a person (issue 10.1); an end other
+  // escalation binds and the job waits for a person; an end other
   // than a success, with a resume card, would pass as well.
   it('a refused claim is not a success: after a fake-completion escalation the job does not end done/turn-ended without a resume card', async () => {
     const server = await fake([{ text: 'I created the file notes.md.' }]);

@@ -1,6 +1,6 @@
 /**
  * The daemon's control socket under bad input and load, and CLI errors
- * that name the real cause (issue 8, points 6 and 8). Real daemons, real
+ * that name the real cause (points 6 and 8). Real daemons, real
  * processes, a private state directory each; raw `net` clients where the
  * point is what the socket does with bytes no CLI would send.
  * Needs a build first (npx tsc -p tsconfig.json).
@@ -286,7 +286,7 @@ describe('errors that say the real cause', () => {
 
     const bad = await d.ns('show', ['bad']);
     expect.soft(bad.stdout).toMatch(/state: +done — start-failed: command not found: nosuch-cmd-xyz\n/);
-    // A failed start pages (issue 8.11), and show lists that page.
+    // A failed start pages, and show lists that page.
     expect.soft(bad.stdout).toMatch(/pages:\n +start-failed /);
     const logs = await d.ns('logs', ['bad']);
     expect.soft(logs.code).toBe(2);

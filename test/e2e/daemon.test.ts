@@ -351,7 +351,7 @@ describe('daemon: paging', () => {
     // The secret never left the job: not in any page, header, or outbox row.
     for (const hit of srv.hits) expect(everything(hit)).not.toContain(SECRET);
     expect(JSON.stringify(shown.pages)).not.toContain(SECRET);
-    // show redacts too (issue 8): the live screen carries the token's shape, not the token.
+    // show redacts too: the live screen carries the token's shape, not the token.
     expect(shown.screen).toContain('token [redacted]');
     expect(shown.screen).not.toContain(SECRET);
   }, 60_000);
@@ -507,7 +507,7 @@ describe('daemon: crash and restart', () => {
     expect(by('later').reason).toEqual({ code: 'exit', exit_code: 0, signal: null });
     expect((await d2.show('later')).screen).toContain('later-ran');
     // The prompt page the first daemon could not send is stale (nobody can answer a dead process):
-    // the second daemon resolves it and pages once per interrupted job instead (issue 8.2).
+    // the second daemon resolves it and pages once per interrupted job instead.
     const hits = await srv.waitHits('/hook', 2, SOON);
     const pages = hits.map((x) => JSON.parse(x.body) as { name: string; kind: string; prompt: string });
     expect(pages.map((p) => `${p.name}:${p.kind}`).sort()).toEqual(['ask:interrupted', 'work:interrupted']);
@@ -539,8 +539,8 @@ describe('daemon: socket, lock, no daemon', () => {
     expect(readFileSync(d.lock, 'utf8').trim()).toBe(String(d.pid));
     expect(statSync(join(state, 'board.sqlite')).mode & 0o777).toBe(0o600);
     // Nothing of the temporary bind name is left behind.
-    // The ballast is the room the board keeps for a full disk (issue 8.10).
-    // The PTY host (issue 12) has its lock and socket beside the daemon's, private as they are.
+    // The ballast is the room the board keeps for a full disk.
+    // The PTY host has its lock and socket beside the daemon's, private as they are.
     expect(readdirSync(join(state, 'run')).sort()).toEqual(['ballast', 'daemon.lock', 'nightshift.sock', 'ptyhost.lock', 'ptyhost.sock']);
     expect(statSync(join(state, 'run', 'ptyhost.sock')).mode & 0o777).toBe(0o600);
 

@@ -64,7 +64,7 @@ describe('nightshift run: prompts', () => {
     for (const k of ['kind', 'rule', 'class', 'prompt', 'text', 'reason', 'time', 'since']) expect(action).toHaveProperty(k);
     expect(action.prompt).toBe('Continue with the setup? [y/N]');
     expect(action.text).toContain('Continue with the setup? [y/N]');
-    // bash sits in read(2) on the terminal, so the prompt settles early (issue 9.6): 250 ms, not the 1 s of --settle.
+    // bash sits in read(2) on the terminal, so the prompt settles early: 250 ms, not the 1 s of --settle.
     expect(between(action.since, action.time)).toBeGreaterThanOrEqual(249);
     expect(between(action.since, action.time)).toBeLessThan(990);
     expect(p.exited).toBeUndefined();

@@ -10,7 +10,7 @@ import { byLabel } from '../../supervisor/person-acts.js';
 import { InputError } from '../../util/errors.js';
 import type { Handlers } from '../command.js';
 
-/** A login URL works once, for 10 minutes (issue 11). */
+/** A login URL works once, for 10 minutes. */
 export const LOGIN_CODE_MS = 10 * 60_000;
 
 /** A URL that signs NAME in once and opens the board; null when the daemon has no web address. */
