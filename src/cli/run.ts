@@ -175,8 +175,9 @@ function reporter(json: boolean, id: string, dir: string) {
 
 function describe(r: Transition['reason']): string {
   const w = wireReason(r);
-  const exit = w.signal ? w.signal : w.exit_code !== undefined && w.exit_code !== null ? `code ${w.exit_code}` : undefined;
-  return [r.code, r.rule, r.class, r.detail, exit].filter(Boolean).join(' ');
+  // The exit status (what run exits with) and the signal that ended the process, when there was one.
+  const exit = w.exit_code !== undefined && w.exit_code !== null ? `code ${w.exit_code}` : undefined;
+  return [r.code, r.rule, r.class, r.detail, exit, w.signal].filter(Boolean).join(' ');
 }
 
 /** The wire reason's fields beside `reason` (its code). */

@@ -110,6 +110,17 @@ export function wireReason(r: Reason): WireReason {
   };
 }
 
+/** A done wire reason's exit status: the one it carries, else its reason's fixed code (a board-given reason: start-failed, dependency-failed); null when unknown. */
+export function wireExitStatus(r: WireReason): number | null {
+  return typeof r.exit_code === 'number' ? r.exit_code : (fixedExitStatus(r.code) ?? null);
+}
+
+/** A done job's `exit` (the board's, the fleet's) from its reason; null when its status is unknown. */
+export function doneExit(r: WireReason): { code: number; signal: string | null } | null {
+  const code = wireExitStatus(r);
+  return code === null ? null : { code, signal: r.signal ?? null };
+}
+
 /** The state machine's view of a wire reason (camelCase, typed class). */
 export function fromWire(r: WireReason, code: string = r.code): Reason {
   return {
