@@ -42,7 +42,7 @@ function envPair(value: string, previous: string[]): string[] {
 export function registerRun(program: Command): void {
   const cmd = program
     .command('run')
-    .description('supervise one command in a PTY in the foreground; exits with its exit code')
+    .description('supervise one command in a PTY in the foreground; exits with the job\'s exit status (its own code when it ended by itself, else its reason\'s: 124 timeout, 121 cancelled, …)')
     .argument('<command...>', 'the program and its arguments (put them after --)')
     .passThroughOptions()
     .option('--name <name>', 'a name for the job (used in its id)')
