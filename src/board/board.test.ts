@@ -165,6 +165,15 @@ describe('Board.transition', () => {
     expect(board.transition(board.submit(spec('b'), T0).id, 'done', { code: 'dependency-failed' }, T0).state).toBe('done');
     expect(board.transition(board.submit(spec('c'), T0).id, 'done', { code: 'start-failed' }, T0).state).toBe('done');
   });
+
+  it('fills a done job\'s exit with its reason\'s exit status (src/core/outcome.ts), even where the reason carries none', () => {
+    const board = openBoard();
+    expect(board.transition(board.submit(spec('b'), T0).id, 'done', { code: 'dependency-failed' }, T0).exit).toEqual({ code: 117, signal: null });
+    expect(board.transition(board.submit(spec('c'), T0).id, 'done', { code: 'start-failed' }, T0).exit).toEqual({ code: 116, signal: null });
+    const d = board.submit(spec('d'), T0);
+    board.transition(d.id, 'running', { code: 'started' }, T0);
+    expect(board.transition(d.id, 'done', { code: 'timeout', exit_code: 124, signal: 'SIGINT' }, T0 + 1).exit).toEqual({ code: 124, signal: 'SIGINT' });
+  });
 });
 
 describe('Board.update', () => {
@@ -238,7 +247,7 @@ describe('Board across restarts', () => {
     const ended = next.recoverAfterCrash(T0 + 1000);
     expect(names(ended)).toEqual(['run', 'stuck']);
     for (const j of ended) {
-      expect(j).toMatchObject({ state: 'done', ended: '2025-01-02T03:04:06.678Z', exit: null });
+      expect(j).toMatchObject({ state: 'done', ended: '2025-01-02T03:04:06.678Z', exit: { code: 119, signal: null } });
       expect(j.reason).toEqual({ code: 'interrupted', detail: 'the daemon stopped while it ran' });
     }
     expect(next.counts()).toEqual({ queued: 1, running: 0, blocked: 0, done: 3 });

@@ -12,7 +12,7 @@
  */
 import { InputError, NotFoundError } from '../util/errors.js';
 import { openDatabase, openDatabaseReadOnly, type Database } from './db.js';
-import { isSuccess } from '../core/outcome.js';
+import { doneExit, isSuccess } from '../core/outcome.js';
 import { illegalMove, isLegalJobMove, toReason } from './reasons.js';
 import { json, newJobParams, toJobRecord, toTransitionRecord, type JobRow } from './rows.js';
 import { JobNotes } from './notes.js';
@@ -275,8 +275,7 @@ function dependencyOutcome(dep: JobRow | undefined): DependencyOutcome {
   return isSuccess(toReason(JSON.parse(dep.reason) as JobReason)) ? 'succeeded' : 'failed';
 }
 
-/** A done reason that carries the exit code fills `exit`, so both land in one transaction. */
+/** A done reason fills `exit` with its exit status (src/core/outcome.ts), so both land in one transaction. */
 function exitFromReason(reason: JobReason): string | null {
-  if (typeof reason.exit_code !== 'number') return null;
-  return json({ code: reason.exit_code, signal: reason.signal ?? null });
+  return json(doneExit(reason));
 }

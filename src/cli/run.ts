@@ -42,7 +42,7 @@ function envPair(value: string, previous: string[]): string[] {
 export function registerRun(program: Command): void {
   const cmd = program
     .command('run')
-    .description('supervise one command in a PTY in the foreground; exits with its exit code')
+    .description('supervise one command in a PTY in the foreground; exits with the job\'s exit status (its own code when it ended by itself, else its reason\'s: 124 timeout, 121 cancelled, …)')
     .argument('<command...>', 'the program and its arguments (put them after --)')
     .passThroughOptions()
     .option('--name <name>', 'a name for the job (used in its id)')
@@ -175,8 +175,9 @@ function reporter(json: boolean, id: string, dir: string) {
 
 function describe(r: Transition['reason']): string {
   const w = wireReason(r);
-  const exit = w.signal ? w.signal : w.exit_code !== undefined && w.exit_code !== null ? `code ${w.exit_code}` : undefined;
-  return [r.code, r.rule, r.class, r.detail, exit].filter(Boolean).join(' ');
+  // The exit status (what run exits with) and the signal that ended the process, when there was one.
+  const exit = w.exit_code !== undefined && w.exit_code !== null ? `code ${w.exit_code}` : undefined;
+  return [r.code, r.rule, r.class, r.detail, exit, w.signal].filter(Boolean).join(' ');
 }
 
 /** The wire reason's fields beside `reason` (its code). */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
+import { ManualClock } from './clock.js';
+import { Watchdog } from './watchdog.js';
+import { shippedRules } from '../../test/helpers/rules.js';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import type { Signal } from './watchdog-types.js';
 
@@ -67,5 +70,65 @@ describe('a probe escalation binds (issue 10.1)', () => {
     expect(h.wd.reason.code).toBe('hung');
     h.at(902_000, probe);
     expect(h.wd.reason.code).toBe('probe:repeated-action');
+  });
+});
+
+describe('a verdict outlives the process', () => {
+  const exit = (exitCode: number, more: Partial<Extract<Signal, { kind: 'exit' }>> = {}): Signal => ({ kind: 'exit', exitCode, signal: null, ...more });
+
+  it('a process that exits 0 on its own while blocked on a probe ends escalated, the verdict in its detail', () => {
+    const h = harness();
+    h.at(1_000, probe);
+    h.at(2_000, exit(0));
+    expect(h.wd.state).toBe('done');
+    expect(h.wd.reason).toMatchObject({ code: 'escalated', exitCode: 0 });
+    expect(h.wd.reason.detail).toBe(`it exited on its own while blocked on probe:repeated-action (${LOOP})`);
+  });
+
+  it('killed by a signal nightshift did not send while blocked on a probe: escalated too', () => {
+    const h = harness();
+    h.at(1_000, probe);
+    h.at(2_000, { kind: 'exit', exitCode: null, signal: 'SIGSEGV' });
+    expect(h.wd.reason).toMatchObject({ code: 'escalated', signal: 'SIGSEGV' });
+  });
+
+  it('a person who continued it cleared the verdict: its own exit is its outcome', () => {
+    const h = harness();
+    h.at(1_000, probe);
+    h.at(2_000, { kind: 'person', action: 'continue', by: 'human:ann' });
+    h.at(3_000, exit(0));
+    expect(h.wd.reason).toMatchObject({ code: 'exit', exitCode: 0 });
+  });
+
+  it('a stop nightshift chose keeps its own reason (timeout, cancelled)', () => {
+    const h = harness();
+    h.at(1_000, probe);
+    h.at(2_000, { kind: 'person', action: 'cancel', by: 'human:ann' });
+    h.at(3_000, exit(0, { stoppedFor: 'cancelled' }));
+    expect(h.wd.reason).toMatchObject({ code: 'cancelled' });
+  });
+
+  it('a verdict paged while a prompt held the job stands too', () => {
+    const h = harness();
+    h.at(1_000, h.screen("rm: remove regular file 'a.txt'? ", {}));
+    h.at(3_000);
+    h.at(3_500, probe);
+    h.at(4_000, exit(0));
+    expect(h.wd.reason.code).toBe('escalated');
+  });
+
+  it('an adopted job blocked on a probe (the board\'s state after a restart) ends escalated when it exits', () => {
+    const clock = new ManualClock(10_000);
+    const wd = new Watchdog(shippedRules, clock, { screenQuietMs: 180_000, toolGapMs: 900_000, settleMs: 1_500, verifyMs: 5_000 } as never);
+    wd.resume({ state: 'blocked', reason: { code: 'probe:fake-completion', detail: 'claims done' }, since: 5_000 });
+    clock.set(12_000);
+    wd.observe(exit(0));
+    expect(wd.reason).toMatchObject({ code: 'escalated', detail: 'it exited on its own while blocked on probe:fake-completion (claims done)' });
+  });
+
+  it('no verdict, no change: a clean exit is an exit', () => {
+    const h = harness();
+    h.at(1_000, exit(0));
+    expect(h.wd.reason).toMatchObject({ code: 'exit', exitCode: 0 });
   });
 });

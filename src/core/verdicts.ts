@@ -38,6 +38,8 @@ export class Verdicts {
   episode: Episode | undefined;
   private readonly listeners: WatchdogListener[] = [];
   private readonly actionLog: Action[] = [];
+  /** The probe block whose verdict stands until a person acts: a process that exits meanwhile did not succeed. */
+  private held: Reason | undefined;
 
   constructor(now: number) {
     this.sm = new TaskStateMachine(now);
@@ -67,6 +69,7 @@ export class Verdicts {
     this.sm.transition('running', r.state === 'running' ? r.reason : { code: 'started' }, t);
     if (r.state !== 'blocked') return;
     this.sm.transition('blocked', r.reason, t);
+    if (r.reason.code.startsWith(PROBE_BLOCK)) this.held = r.reason;
     const key = r.reason.code === 'agent-waiting' ? `agent:${r.reason.detail ?? ''}` : r.reason.code;
     this.episode = { code: r.reason.code, key, since: t, at: t, resuming: true };
   }
@@ -79,6 +82,11 @@ export class Verdicts {
   /** Blocked on this very prompt or dialog (its key). */
   blockedOn(key: string): boolean {
     return this.sm.state === 'blocked' && this.episode?.key === key;
+  }
+
+  /** The probe verdict no person has cleared yet (a refused claim, a loop), if any. */
+  get heldVerdict(): Reason | undefined {
+    return this.held;
   }
 
   probeBlocked(): boolean {
@@ -112,6 +120,7 @@ export class Verdicts {
     if (this.probeBlocked()) return;
     const code = `${PROBE_BLOCK}${probe}`;
     const reason: Reason = { code, detail: text };
+    this.held ??= reason;
     const action: Action = { ...blockAction(reason, undefined, now, now, screen), text: `${probe}: ${text}`, layer: 'probe', why: text };
     if (this.sm.state === 'running' || this.blockedFor('hung')) this.blockOn({ code, key: code, since: now, at: now }, reason, now);
     this.act(action);
@@ -119,6 +128,7 @@ export class Verdicts {
 
   /** A person's `continue`, `send`, `answer` or `key` ends a probe's block: they decided the agent goes on. */
   personActed(by: string, now: number): void {
+    this.held = undefined;
     if (this.probeBlocked()) this.unblock({ code: 'continued', detail: by }, now);
   }
 

@@ -209,9 +209,12 @@ export class Watchdog {
     if (busy && this.v.blockedFor('hung')) this.wake('proc', now);
   }
 
+  /** A process that exits on its own while a probe's verdict stands ends escalated: the verdict outlives it. */
   private onExit(s: Extract<Signal, { kind: 'exit' }>, now: number): void {
-    const code = s.stoppedFor ?? (s.signal ? 'signal' : 'exit');
-    const reason: Reason = { code, exitCode: s.exitCode, signal: s.signal, ...(s.detail ? { detail: s.detail } : {}) };
+    const held = s.stoppedFor === undefined ? this.v.heldVerdict : undefined;
+    const code = s.stoppedFor ?? (held ? 'escalated' : s.signal ? 'signal' : 'exit');
+    const detail = s.detail ?? (held && `it exited on its own while blocked on ${held.code}${held.detail ? ` (${held.detail})` : ''}`);
+    const reason: Reason = { code, exitCode: s.exitCode, signal: s.signal, ...(detail ? { detail } : {}) };
     this.asks.candidate = undefined;
     this.v.move('done', reason, now);
   }

@@ -16,22 +16,23 @@ import { redactorFor } from '../notify/secrets.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import { endedPage } from '../notify/ended-pages.js';
 import { killSurvivors } from './survivors.js';
+import { shellExitCode, wireExitStatus, wireReason } from '../core/outcome.js';
 
 /** What the job presumably got: the hang-up of its terminal when the daemon holding the PTY died. */
-export const CRASH_REASON: JobReason = {
+export const CRASH_REASON: JobReason = wireReason({
   code: 'interrupted',
   detail: 'the daemon died while it ran and its PTY host with it (a reboot, a power cut); its terminal hung up',
-  exit_code: 129,
+  exitCode: null,
   signal: 'SIGHUP',
-};
+});
 
 /** It ignored the hang-up and ran on without its daemon: killed by the next one. */
-export const SURVIVOR_REASON: JobReason = {
+export const SURVIVOR_REASON: JobReason = wireReason({
   code: 'interrupted',
   detail: 'the daemon and its PTY host died while it ran; it ignored the hang-up and was killed when the daemon restarted',
-  exit_code: 137,
+  exitCode: null,
   signal: 'SIGKILL',
-};
+});
 
 export interface Recovered {
   readonly job: JobRecord;
@@ -65,7 +66,7 @@ export function recoverCrashedJobs(board: Board, pager: Pager, now: number, only
     if (job.paths) {
       const paths = job.paths;
       step('summary.json', () => finishSummary(paths.summary, job, now));
-      step('recording', () => appendExitMarker(paths.recording, job.reason.exit_code ?? CRASH_REASON.exit_code!, now));
+      step('recording', () => appendExitMarker(paths.recording, shellExitCode({ exitCode: null, signal: job.reason.signal ?? CRASH_REASON.signal! }), now));
       if (lastPrompt?.open) step('evidence', () => appendOutcome(paths.evidence, job, lastPrompt.record.episode, now));
     }
     return { job, was, problems };
@@ -120,12 +121,12 @@ function finishSummary(file: string, job: JobRecord, now: number): void {
     ended: new Date(now).toISOString(),
     state: 'done',
     reason: r.code,
-    exit: { code: r.exit_code ?? null, signal: r.signal ?? null },
+    exit: { code: wireExitStatus(r), signal: r.signal ?? null },
     transitions: [...(s.transitions ?? []), { time: new Date(now).toISOString(), state: 'done', reason: r.code, detail: r.detail }],
   });
 }
 
-/** `exit:CODE` after the last event, at the time of the restart (asciicast v2 times are seconds from the header's timestamp). */
+/** `exit:CODE` (the process's own end, as the shell saw it: a drill replays it) after the last event, at the time of the restart (asciicast v2 times are seconds from the header's timestamp). */
 function appendExitMarker(file: string, code: number, now: number): void {
   if (!existsSync(file)) return;
   const head = readBytes(file, 0, 4096);

@@ -7,7 +7,7 @@ import { toReason } from '../board/reasons.js';
 import { newJobParams, toJobRecord, type JobRow } from '../board/rows.js';
 import type { JobReason, JobRecord, JobState, TransitionRecord } from '../board/types.js';
 import { isoTime, newJobId, validateSpec } from '../board/validate.js';
-import { isSuccess } from '../core/outcome.js';
+import { doneExit, isSuccess } from '../core/outcome.js';
 import { InputError, NotFoundError } from '../util/errors.js';
 import type { FleetDb, Queryable } from './db.js';
 import { endedPage } from '../notify/ended-pages.js';
@@ -165,7 +165,7 @@ export async function failBlockedDependents(db: FleetDb, now: number, notifiers:
         [r.record.after],
       );
       const reason: JobReason = { code: 'dependency-failed', detail: `a job in --after did not succeed: ${failed.rows.map((f) => f.what).join(', ')}` };
-      const rec: JobRecord = { ...r.record, state: 'done', reason, ended: time };
+      const rec: JobRecord = { ...r.record, state: 'done', reason, ended: time, exit: doneExit(reason) };
       await c.query(`UPDATE fleet_jobs SET state = 'done', outcome = 'failed', record = $2, updated = now() WHERE id = $1`, [r.id, rec]);
       await c.query(`INSERT INTO fleet_transitions (job, time, state, reason) VALUES ($1, $2, 'done', $3)`, [r.id, time, reason]);
       const page = endedPage(rec, 'dependency-failed', `${rec.name} will not run: ${reason.detail}`, now);

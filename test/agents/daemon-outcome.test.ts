@@ -45,7 +45,7 @@ describe.skipIf(skipClaudeTests())('issue 8.3: one meaning of success, real Clau
     expect((await d.show('next')).screen).toContain('next-ran');
   }, 90_000);
 
-  it('a refused claim blocks the job (probe:fake-completion); continued as it was, it ends escalated and failed: exit status 1 everywhere, and --after it is dependency-failed', async (ctx) => {
+  it('a refused claim blocks the job (probe:fake-completion); continued as it was, it ends escalated and failed: exit status 120 (src/core/outcome.ts) everywhere, and --after it is dependency-failed', async (ctx) => {
     const { d, h } = await agentDaemon(ctx, [{ text: 'I created the file notes.md.' }]);
     await d.submit('claim', [...claudeArgv(), 'please create notes.md with a summary of the README'], ['--agent', 'claude', '--cwd', h.project]);
     await d.submit('after-claim', ['echo', 'never'], ['--after', 'claim', '--cwd', h.project]);
@@ -55,12 +55,12 @@ describe.skipIf(skipClaudeTests())('issue 8.3: one meaning of success, real Clau
     const cont = await d.ns('continue', ['claim'], { NIGHTSHIFT_USER: 'bob' });
     expect(cont.stdout).toContain('continued claim (was blocked: probe:fake-completion) as human:bob');
     const claim = await d.waitState('claim', 'done', 'escalated', FINISH);
-    // The same exit status as `nightshift run` exits with for this job (1), not the CLI's own code after Ctrl-C.
-    expect(claim.exit).toEqual({ code: 1, signal: null });
-    expect(claim.reason.exit_code).toBe(1);
-    expect(summaryOf(claim.paths!.summary)).toMatchObject({ state: 'done', reason: 'escalated', exit: { code: 1 } });
+    // The same exit status as `nightshift run` exits with for this job (escalated: 120), not the CLI's own code after Ctrl-C.
+    expect(claim.exit).toEqual({ code: 120, signal: null });
+    expect(claim.reason.exit_code).toBe(120);
+    expect(summaryOf(claim.paths!.summary)).toMatchObject({ state: 'done', reason: 'escalated', exit: { code: 120 } });
     const shown = await d.ns('show', ['claim']);
-    expect(shown.stdout).toMatch(/escalated.*code 1/);
+    expect(shown.stdout).toMatch(/escalated.*code 120/);
     expect(shown.stdout).not.toMatch(/code 0/);
     await d.waitState('after-claim', 'done', 'dependency-failed', 20_000);
   }, 90_000);

@@ -91,7 +91,8 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
 
     const d2 = await s.daemon(state);
     const ask = await d2.waitState('ask', 'done', 'interrupted', SOON);
-    expect(ask.exit).toEqual({ code: 129, signal: 'SIGHUP' });
+    // Interrupted's status (src/core/outcome.ts), with the signal its terminal's hang-up presumably sent.
+    expect(ask.exit).toEqual({ code: 119, signal: 'SIGHUP' });
     // One page per interrupted job, saying what it was doing.
     const pages = await hooks.waitHits('/hook', 3, SOON);
     const bodies = pages.map((h) => JSON.parse(h.body) as { kind: string; name: string; state: string; prompt: string });
@@ -108,7 +109,7 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
     expect(shown.pages.filter((p) => p.page.kind === 'prompt').map((p) => p.status)).toEqual(['resolved']);
     // The job's own records are finished.
     const summary = JSON.parse(readFileSync(ask.paths!.summary, 'utf8')) as { state: string; reason: string; exit: unknown; ended: string | null };
-    expect(summary).toMatchObject({ state: 'done', reason: 'interrupted', exit: { code: 129, signal: 'SIGHUP' } });
+    expect(summary).toMatchObject({ state: 'done', reason: 'interrupted', exit: { code: 119, signal: 'SIGHUP' } });
     expect(summary.ended).not.toBeNull();
     const cast = await readCast(ask.paths!.recording);
     expect(cast.events.at(-1)).toMatchObject({ code: 'm', data: 'exit:129' });
@@ -118,7 +119,7 @@ describe('issue 8.2: after kill -9 the dead episodes are ended, not re-paged', (
 });
 
 describe('issue 8.2: a job that survives the daemon', () => {
-  it('(daemon and PTY host killed) a job that ignores the hang-up is killed by the next daemon and says so (exit 137, SIGKILL), not presumed hung up', async (ctx) => {
+  it('(daemon and PTY host killed) a job that ignores the hang-up is killed by the next daemon and says so (interrupted, SIGKILL; exit 137 in the recording), not presumed hung up', async (ctx) => {
     const s = scope(ctx);
     const state = s.stateDir();
     const d1 = await s.daemon(state);
@@ -131,7 +132,7 @@ describe('issue 8.2: a job that survives the daemon', () => {
     expect(alive(pid)).toBe(true);
     const d2 = await s.daemon(state);
     const j = await d2.waitState('stubborn', 'done', 'interrupted', SOON);
-    expect(j.exit).toEqual({ code: 137, signal: 'SIGKILL' });
+    expect(j.exit).toEqual({ code: 119, signal: 'SIGKILL' });
     expect(j.reason.detail).toMatch(/ignored the hang-up and was killed/);
     await waitUntil(() => !alive(pid), SOON, `pid ${pid} to be gone`);
     const cast = await readCast(j.paths!.recording);
