@@ -87,13 +87,20 @@ export class PageSink implements JobSink {
     this.deps.pager.page(this.pageFor(a), this.deps.redact);
   }
 
-  /** A job that ended on its own without success (exit ≠ 0, a signal) pages once: a person expects to hear of it, and its last lines. */
+  /** A job that ended on its own without success (exit ≠ 0, a signal, a verdict that stood) pages once: a person expects to hear of it, and its last lines. */
   private pageFailure(t: Transition): void {
     const lost = t.reason.code === 'lost';
-    const how = lost ? `lost: ${t.reason.detail ?? 'its terminal is gone'}` : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+    const escalated = t.reason.code === 'escalated';
+    const how = lost
+      ? `lost: ${t.reason.detail ?? 'its terminal is gone'}`
+      : escalated
+        ? `its verdict stood: ${t.reason.detail ?? 'its last turn was not accepted'}`
+        : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
     const base = this.pageBase();
     const cli = (verb: string) => (verb === 'logs' ? cliCommand(this.deps.stateDir, 'logs', this.record.name, ...PAGE_LOG_LINES) : cliCommand(this.deps.stateDir, verb, this.record.name));
     const ways = [{ label: 'The rest of its output', command: cli('logs') }, { label: 'Details', command: cli('show') }];
+    // An escalated end leaves a resume card: going on from it is the one act left.
+    if (escalated) ways.push({ label: 'Resume it', command: cli('resume') });
     this.deps.pager.page({
       ...base,
       key: `${this.id}:${lost ? 'lost' : 'failed'}`,
@@ -160,7 +167,7 @@ export class PageSink implements JobSink {
   }
 }
 
-/** Ended by itself (not stopped by nightshift or a person) and did not succeed. */
+/** Ended by itself (not stopped by nightshift or a person) and did not succeed, or ended while a verdict stood. */
 function failedOnItsOwn(r: Transition['reason']): boolean {
-  return r.code === 'lost' || ((r.code === 'exit' || r.code === 'signal') && !isSuccess(r));
+  return r.code === 'lost' || r.code === 'escalated' || ((r.code === 'exit' || r.code === 'signal') && !isSuccess(r));
 }
