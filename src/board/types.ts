@@ -36,6 +36,8 @@ export interface ResumeFrom {
   last_event: string | null;
   /** In memory only: the same job adopted after a daemon restart (follow from where the transcript is when found). */
   adopted?: boolean;
+  /** In memory only: an adopted job's steps and tokens as its previous daemon recorded them at `lines`. */
+  spent?: { steps: number; tokens: number };
   /** The old job's goal: the resumed job's prompt is the resume message, not the task. */
   goal: string;
   /** Who resumed it, recorded as human:<user> in the new job's evidence. */
