@@ -33,7 +33,7 @@ function spec(name: string, extra: Partial<JobSpecInput> = {}): JobSpecInput {
     env: { FOO: 'bar' },
     policy: null,
     rules: null,
-    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null },
+    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null },
     priority: 0,
     after: [],
     ...extra,

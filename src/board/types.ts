@@ -18,6 +18,8 @@ export interface Budgets {
   no_progress_ms: number | null;
   /** Tool-call cap; null = the probe profile's max_steps. A resumed job gets what was left plus what was granted. */
   steps: number | null;
+  /** The ceiling on waiting: blocked on a page this long with nobody acting ends the job `unanswered`, ms; null = none. */
+  blocked_ms: number | null;
 }
 
 /**

@@ -48,6 +48,12 @@ export function durationArg(flag: string, min = 0) {
   };
 }
 
+/** A duration flag that also takes `off` (null: the limit is turned off for this job). */
+export function offOrDuration(flag: string) {
+  const duration = durationArg(flag, 1);
+  return (value: string): number | null => (value === 'off' ? null : duration(value));
+}
+
 /** `--recording-cap SIZE`: at least 64 KB, so the cap marker and a useful tail fit. */
 export function sizeArg(what: string) {
   return (value: string): number => {

@@ -106,7 +106,7 @@ export function remaining(old: JobRecord, card: ResumeCard, f: ResumeFlags): Job
   const steps = left(b.steps ?? card.step_budget, card.budget_used.steps, f.grantSteps);
   const spent = [wall !== null && wall <= 0 && '--grant-wall', tokens !== null && tokens <= 0 && '--grant-tokens', steps !== null && steps <= 0 && '--grant-steps'].filter(Boolean);
   if (spent.length > 0) throw new InputError(`job ${old.name} spent its budget; grant more with ${spent.join(', ')}`);
-  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms, steps };
+  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms, steps, blocked_ms: b.blocked_ms };
 }
 
 function nextName(name: string, board: readonly JobRecord[]): string {

@@ -100,6 +100,7 @@ export class DaemonJob implements JobHandle {
         ...(deps.recordingCap ? { recordingCap: deps.recordingCap } : {}),
         onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
         ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
+        maxBlockedMs: rec.budgets.blocked_ms,
         // The board first: a page's reader finds the row already moved.
         sinks: [job.row, job.pages],
         terminal: how.terminal,
