@@ -1,7 +1,7 @@
 /** `nightshift board [--json]` — every job: state, reason, age, last activity. */
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
-import { reasonText } from '../api/reason-text.js';
+import { reasonText, reasonWithDetail } from '../api/reason-text.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
 export function registerBoard(program: Command): void {
@@ -19,7 +19,8 @@ type BoardRow = JobRecord & { warnings?: { code: string; message: string }[] };
 
 function formatBoard(jobs: BoardRow[]): string {
   if (jobs.length === 0) return 'no jobs\n';
-  const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), ago(j.created), ago(j.last_activity ?? j.started), j.id]);
+  // A queued job's detail is why it waits (the daemon's word): short enough for the column.
+  const rows = jobs.map((j) => [j.name, j.state, j.state === 'queued' ? reasonWithDetail(j.reason) : reasonText(j.reason), ago(j.created), ago(j.last_activity ?? j.started), j.id]);
   const head = ['NAME', 'STATE', 'REASON', 'AGE', 'ACTIVE', 'ID'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();

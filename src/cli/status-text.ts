@@ -8,11 +8,9 @@ type Delivery = LastPage['deliveries'][number];
 
 const since = (iso: string, now: number) => formatDuration(Math.max(0, now - Date.parse(iso)));
 
-/** "4/4: 3 blocked, 1 running"; the parts that are zero are left out. */
-export function slotsText(s: Status['slots']): string {
-  const parts = (['blocked', 'running', 'starting'] as const).filter((k) => s[k] > 0).map((k) => `${s[k]} ${k}`);
-  return `${s.used}/${s.max}${parts.length ? `: ${parts.join(', ')}` : ''}`;
-}
+import { slotsText } from '../api/reason-text.js';
+
+export { slotsText };
 
 /** One notifier's side of a page: sent, failing and retrying, held for quiet hours, or closed. */
 export function deliveryText(d: Delivery, now: number): string {

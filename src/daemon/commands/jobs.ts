@@ -10,6 +10,7 @@ import { choiceLabel } from '../../core/choice-labels.js';
 import { maskJob } from '../../notify/job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
+import { queuedText } from '../../api/reason-text.js';
 
 export interface Submitted {
   job: JobRecord;
@@ -36,11 +37,17 @@ function withCeiling(spec: Record<string, unknown>, ms: number | null): Record<s
   return { ...spec, budgets: { ...(b as object | undefined), blocked_ms: ms } };
 }
 
-/** A board row: the record, and a live job's warnings (no transcript) when it has some. */
+/** A board row: the record (a queued one says why it waits), and a live job's warnings (no transcript) when it has some. */
 export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
   const warnings = d.live(rec.id)?.view.warnings ?? [];
-  return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+  const shown = rec.state === 'queued' ? { ...rec, reason: { ...rec.reason, detail: waitingFor(d, rec) } } : rec;
+  return { ...maskJob(shown, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+}
+
+function waitingFor(d: CommandHost, rec: JobRecord): string {
+  const after = rec.after.flatMap((id) => d.board.get(id) ?? []);
+  return queuedText(after, d.slotUse(), d.draining);
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
