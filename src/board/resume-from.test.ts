@@ -54,6 +54,6 @@ describe('a resumed job on the board: resume_from and the step budget', () => {
     raw.close();
     const job = open(dir).get('fix')!;
     expect(job.resume_from).toBeNull();
-    expect(job.budgets).toEqual({ wall_ms: null, tokens: null, no_progress_ms: null, steps: null });
+    expect(job.budgets).toEqual({ wall_ms: null, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null });
   });
 });
