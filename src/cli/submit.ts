@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { durationArg, durationHelp, intArg, offOrDuration } from './common.js';
+import { durationArg, durationHelp, intArg, offMs, offOrDuration } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
 import { refuseStrayWords } from './flag-traps.js';
@@ -27,7 +27,7 @@ interface SubmitFlags extends StateFlag {
   maxIdle?: number;
   maxSteps?: number;
   onUnanswered?: number;
-  maxBlocked?: number | null;
+  maxBlocked?: number | 'off';
   priority: number;
   agent?: string;
   profile?: string;
@@ -80,7 +80,7 @@ export function registerSubmit(program: Command): void {
       },
       policy: f.policy ? resolve(f.policy) : null,
       rules: null,
-      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null, ...(f.maxBlocked !== undefined ? { blocked_ms: f.maxBlocked } : {}) },
+      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null, ...(f.maxBlocked !== undefined ? { blocked_ms: offMs(f.maxBlocked) } : {}) },
       priority: f.priority,
       after: f.after,
       ...(f.onUnanswered !== undefined ? { on_unanswered: { after_ms: f.onUnanswered, do: 'decline' } } : {}),

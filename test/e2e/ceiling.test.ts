@@ -5,6 +5,7 @@
  * job ends dependency-failed; a queued job says why it waits.
  */
 import { describe, expect, it } from 'vitest';
+import { startCli, tempDir, type JsonLine } from '../helpers/cli.js';
 import { sr, testScopes } from '../helpers/daemon.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -67,5 +68,14 @@ describe('the ceiling on waiting', () => {
     const r = await d.ns('daemon', ['--state', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/config\.yaml:2: jobs\.max_blocked/);
+  });
+
+  it('nightshift run --max-blocked: the warning, then done/unanswered', async () => {
+    const p = startCli(['run', '--json', '--state', tempDir(), '--max-blocked', '2s', '--', ...ASK]);
+    await p.waitForJson((o: JsonLine) => o.type === 'action' && o.kind === 'escalate', SOON, 'the escalation');
+    const warned = await p.waitForJson((o: JsonLine) => o.type === 'warning' && o.warning === 'unanswered-soon', SOON, 'the warning');
+    expect(String(warned.message)).toMatch(/ends unanswered in/);
+    await p.waitForJson((o: JsonLine) => o.state === 'done' && o.reason === 'unanswered', SOON, 'done/unanswered');
+    await p.waitExit(SOON);
   });
 });
