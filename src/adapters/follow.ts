@@ -36,9 +36,11 @@ export interface ResumePoint {
   readonly lines: number;
   readonly lastEvent: string | null;
   /**
-   * The same job, adopted by a new daemon after a restart: whatever
-   * transcript it finds, every complete line it holds when following starts
-   * was judged by the previous daemon (path and lines are not used).
+   * The same job, adopted by a new daemon after a restart: the previous
+   * daemon judged the first `lines` lines of `path` (its ledger), and the
+   * agent is still in the turn it watched, so what follows is read as new.
+   * Of any other file (no ledger: path ''), every complete line it holds
+   * when following starts counts as judged.
    */
   readonly adopted?: boolean;
 }
@@ -150,7 +152,7 @@ export class TranscriptFollower implements ToolEventSource {
     this.file = path;
     const from = this.opts.resumeFrom;
     // Adopted: the agent is still in the turn the old daemon watched, so what follows is not an old turn's tail.
-    if (from?.adopted) this.skipThrough = await completeLines(path);
+    if (from?.adopted) this.skipThrough = from.path === path ? from.lines : await completeLines(path);
     else if (from && from.path === path) [this.skipThrough, this.oldTurnTail] = [from.lines, true];
     this.state = this.adapter.newState(basename(path));
     this.tail = await LineTail.open(

@@ -8,7 +8,7 @@
  * Pure: events and git facts in, responses out; each verdict answered once.
  */
 import type { AgentEvent } from '../core/agent-events.js';
-import { runProbes, verdictKey, type ProbeContext, type ProbeProfile, type Verdict } from '../probes/index.js';
+import { runProbes, verdictKey, type ProbeContext, type ProbeProfile, type Spent, type Verdict } from '../probes/index.js';
 import { verificationOf, type Verification } from '../probes/unverified-change.js';
 
 export type ResponseKind = 'nudge' | 'escalate' | 'stop' | 'record';
@@ -31,14 +31,21 @@ export class AgentMonitor {
   private readonly nudgesByTurn = new Map<string, number>();
   private guardFailsInARow = 0;
   private guardFailsTotal = 0;
-  private tokens = 0;
-  private steps = 0;
+  private tokens: number;
+  private steps: number;
   private lastFinal: string | null = null;
   private unverified = false;
   /** Git facts of every finished turn: re-running the probes must not forget earlier turns' writes. */
   private readonly gitByTurn: Record<string, boolean | null> = {};
 
-  constructor(private readonly profile: ProbeProfile) {}
+  /** `before`: what the job spent before the first event this monitor sees (an adopted job); its budgets go on from there. */
+  constructor(
+    private readonly profile: ProbeProfile,
+    private readonly before: Spent = { steps: 0, tokens: 0 },
+  ) {
+    this.steps = before.steps;
+    this.tokens = before.tokens;
+  }
 
   get stats() {
     return { steps: this.steps, tokens: this.tokens, finalText: this.lastFinal, unverified: this.unverified, events: this.events.length, openCalls: this.openCalls() };
@@ -65,7 +72,7 @@ export class AgentMonitor {
       this.gitByTurn[e.id] = ctx.gitChanged;
     }
     if (e.kind !== 'tool-result' && e.kind !== 'turn-end' && e.kind !== 'usage') return [];
-    const full: ProbeContext = { ...ctx, gitChangedByTurn: { ...this.gitByTurn, ...ctx.gitChangedByTurn } };
+    const full: ProbeContext = { ...ctx, gitChangedByTurn: { ...this.gitByTurn, ...ctx.gitChangedByTurn }, spentBefore: this.before };
     const fresh = runProbes(this.events, this.profile, full).filter((v) => !this.seen.has(verdictKey(v)));
     for (const v of fresh) this.seen.add(verdictKey(v));
     const out = fresh.map((v) => this.respond(v));

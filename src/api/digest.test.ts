@@ -11,7 +11,7 @@ const at = (msBefore: number): string => new Date(NOW - msBefore).toISOString();
 function job(name: string, over: Partial<JobRecord>): JobRecord {
   return {
     id: `id-${name}`, name, state: 'done', reason: { code: 'exit', exit_code: 0 }, command: ['true'], cwd: '/', env: {}, policy: null, rules: null,
-    budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
+    budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
     created: at(10 * H), started: at(9 * H), ended: at(8 * H), last_activity: null, exit: null, paths: null, tokens_used: null, ...over,
   };
 }

@@ -26,6 +26,8 @@ export interface CommandHost {
   cancelWhileStarting(id: string): boolean;
   /** Starts runnable jobs up to the limit. */
   schedule(): void;
+  /** The ceiling on waiting a job submitted without one gets (config.yaml jobs.max_blocked); null = none. */
+  readonly maxBlockedMs: number | null;
   /** A drain is on: new submissions wait for the next daemon. */
   readonly draining: boolean;
   readonly runningCount: number;

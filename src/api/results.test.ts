@@ -7,7 +7,7 @@ const command = (name: string) => COMMAND_LIST.find((c) => c.name === name)!;
 
 const record: JobRecord = {
   id: 'j1', name: 'fix', state: 'blocked', reason: { code: 'prompt', rule: 'generic-yes-no' }, command: ['bash'], cwd: '/tmp', env: { K: '***' },
-  policy: null, rules: null, budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [],
+  policy: null, rules: null, budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null }, priority: 0, after: [],
   resume_from: null, created: '2026-01-01T00:00:00.000Z', started: null, ended: null, last_activity: null, exit: null, paths: null, tokens_used: null, on_unanswered: null,
 };
 

@@ -29,7 +29,7 @@ export const jobReasonSchema = z.object({
   signal: z.string().nullable().optional(),
 });
 
-const budgetsSchema = z.object({ wall_ms: z.number().nullable(), tokens: z.number().nullable(), no_progress_ms: z.number().nullable(), steps: z.number().nullable() });
+const budgetsSchema = z.object({ wall_ms: z.number().nullable(), tokens: z.number().nullable(), no_progress_ms: z.number().nullable(), steps: z.number().nullable(), blocked_ms: z.number().nullable().default(null) });
 
 const resumeFromSchema = z.object({
   job: z.string(),
@@ -70,7 +70,7 @@ export const jobRecordSchema = z.object({
 export const transitionSchema = z.object({ job: z.string(), time: iso, state: jobStateSchema, reason: jobReasonSchema });
 
 /** A live job's warning (supervisor/tree-agent.ts JobWarning). */
-const warningSchema = z.object({ code: z.literal('no-transcript'), message: z.string(), time: iso });
+const warningSchema = z.object({ code: z.enum(['no-transcript', 'unanswered-soon']), message: z.string(), time: iso });
 
 const pageSchema = z.object({
   key: z.string(),

@@ -33,7 +33,7 @@ function spec(name: string, extra: Partial<JobSpecInput> = {}): JobSpecInput {
     env: { FOO: 'bar' },
     policy: null,
     rules: null,
-    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null },
+    budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null },
     priority: 0,
     after: [],
     ...extra,
@@ -61,7 +61,7 @@ describe('Board.submit', () => {
     expect(job).toEqual({
       id: job.id, name: 'build', state: 'queued', reason: { code: 'submitted' },
       command: ['claude', '-p', 'do build'], cwd: '/tmp/work', env: { FOO: 'bar' }, policy: null, rules: null,
-      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
+      budgets: { wall_ms: 3_600_000, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
       created: '2025-01-02T03:04:05.678Z', started: null, ended: null, last_activity: null,
       exit: null, paths: null, tokens_used: null,
     });

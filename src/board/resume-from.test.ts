@@ -23,7 +23,7 @@ function open(dir = mkdtempSync(join(tmpdir(), 'nightshift-board-'))): Board {
 
 const spec = (over: Partial<JobSpecInput> = {}): JobSpecInput => ({
   name: 'fix', command: ['claude', 'do it'], cwd: '/tmp', env: {}, policy: null, rules: null,
-  budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: 12 }, priority: 0, after: [], ...over,
+  budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: 12, blocked_ms: null }, priority: 0, after: [], ...over,
 });
 const point = { job: 'j-20250102-030405-abcd', transcript: '/h/.claude/projects/p/s.jsonl', lines: 7, last_event: 's.jsonl:7:1', goal: 'do it' };
 
@@ -41,7 +41,7 @@ describe('a resumed job on the board: resume_from and the step budget', () => {
     const b = open();
     expect(() => b.submit(spec({ resume_from: { ...point, lines: -1 } }), 1)).toThrow(InputError);
     expect(() => b.submit(spec({ resume_from: { ...point, lines: 'x' } as never }), 1)).toThrow(/resume_from\.lines is not valid: .*"lines":"x"/);
-    expect(() => b.submit(spec({ budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: 0 } }), 1)).toThrow('--max-steps must be a whole number, at least 1 (got 0)');
+    expect(() => b.submit(spec({ budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: 0, blocked_ms: null } }), 1)).toThrow('--max-steps must be a whole number, at least 1 (got 0)');
   });
 
   it('a board of schema version 1 is brought up: its jobs read resume_from null and steps null', () => {
@@ -54,6 +54,6 @@ describe('a resumed job on the board: resume_from and the step budget', () => {
     raw.close();
     const job = open(dir).get('fix')!;
     expect(job.resume_from).toBeNull();
-    expect(job.budgets).toEqual({ wall_ms: null, tokens: null, no_progress_ms: null, steps: null });
+    expect(job.budgets).toEqual({ wall_ms: null, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null });
   });
 });

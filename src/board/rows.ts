@@ -74,7 +74,7 @@ export function toJobRecord(r: JobRow): JobRecord {
 /** Jobs written before the step budget existed have no `steps`: the profile's max_steps applies. */
 function budgetsOf(text: string): Budgets {
   const b = JSON.parse(text) as Partial<Budgets>;
-  return { wall_ms: b.wall_ms ?? null, tokens: b.tokens ?? null, no_progress_ms: b.no_progress_ms ?? null, steps: b.steps ?? null };
+  return { wall_ms: b.wall_ms ?? null, tokens: b.tokens ?? null, no_progress_ms: b.no_progress_ms ?? null, steps: b.steps ?? null, blocked_ms: b.blocked_ms ?? null };
 }
 
 export function toTransitionRecord(r: TransitionRow): TransitionRecord {

@@ -18,6 +18,8 @@ export interface Budgets {
   no_progress_ms: number | null;
   /** Tool-call cap; null = the probe profile's max_steps. A resumed job gets what was left plus what was granted. */
   steps: number | null;
+  /** The ceiling on waiting: blocked on a page this long with nobody acting ends the job `unanswered`, ms; null = none. */
+  blocked_ms: number | null;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface ResumeFrom {
   last_event: string | null;
   /** In memory only: the same job adopted after a daemon restart (follow from where the transcript is when found). */
   adopted?: boolean;
+  /** In memory only: an adopted job's steps and tokens as its previous daemon recorded them at `lines`. */
+  spent?: { steps: number; tokens: number };
   /** The old job's goal: the resumed job's prompt is the resume message, not the task. */
   goal: string;
   /** Who resumed it, recorded as human:<user> in the new job's evidence. */

@@ -63,6 +63,7 @@ export const SPEC_FLAGS = {
   'budgets.no_progress_ms': '--max-idle',
   'budgets.tokens': '--max-tokens',
   'budgets.steps': '--max-steps',
+  'budgets.blocked_ms': '--max-blocked',
   'on_unanswered.after_ms': '--on-unanswered',
   'on_unanswered.do': '--on-unanswered',
 } as const;
@@ -75,6 +76,7 @@ const FLAG_RULE: Record<FlagField, string> = {
   'budgets.no_progress_ms': 'must be at least 1ms',
   'budgets.tokens': 'must be a whole number, at least 1',
   'budgets.steps': 'must be a whole number, at least 1',
+  'budgets.blocked_ms': 'must be at least 1ms, or off',
   'on_unanswered.after_ms': 'must be at least 1ms',
   'on_unanswered.do': 'can only decline',
 };
@@ -164,7 +166,7 @@ function checkEnv(env: unknown): Record<string, string> {
 function checkBudgets(b: unknown): Budgets {
   const given = (b ?? {}) as Partial<Record<keyof Budgets, unknown>>;
   if (typeof given !== 'object' || Array.isArray(given)) {
-    throw new InputError(`job budgets ${JSON.stringify(b)} is not valid: expected { wall_ms, tokens, no_progress_ms, steps }`);
+    throw new InputError(`job budgets ${JSON.stringify(b)} is not valid: expected { wall_ms, tokens, no_progress_ms, steps, blocked_ms }`);
   }
   const one = (key: keyof Budgets): number | null => {
     const v = given[key];
@@ -172,7 +174,7 @@ function checkBudgets(b: unknown): Budgets {
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw flagError(`budgets.${key}`, v);
     return v;
   };
-  return { wall_ms: one('wall_ms'), tokens: one('tokens'), no_progress_ms: one('no_progress_ms'), steps: one('steps') };
+  return { wall_ms: one('wall_ms'), tokens: one('tokens'), no_progress_ms: one('no_progress_ms'), steps: one('steps'), blocked_ms: one('blocked_ms') };
 }
 
 function checkPriority(p: unknown): number {

@@ -1,7 +1,7 @@
 /** `nightshift board [--json]` — every job in attention order: state, reason, how long blocked, age, last activity. */
 import type { Command } from 'commander';
 import type { JobRecord } from '../board/types.js';
-import { reasonText } from '../api/reason-text.js';
+import { reasonText, reasonWithDetail } from '../api/reason-text.js';
 import { attentionOrder } from '../board/attention.js';
 import { addStateFlag, ago, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 
@@ -20,9 +20,10 @@ type BoardRow = JobRecord & { warnings?: { code: string; message: string }[]; bl
 
 function formatBoard(given: BoardRow[]): string {
   if (given.length === 0) return 'no jobs\n';
+  // A queued job's detail is why it waits (the daemon's word): short enough for the column.
   // The daemon sends them in this order; a fleet board's rows come in submission order.
   const jobs = attentionOrder(given);
-  const rows = jobs.map((j) => [j.name, j.state, reasonText(j.reason), j.blocked_since ? ago(j.blocked_since) : '-', ago(j.created), ago(j.last_activity ?? j.started), j.id]);
+  const rows = jobs.map((j) => [j.name, j.state, j.state === 'queued' ? reasonWithDetail(j.reason) : reasonText(j.reason), j.blocked_since ? ago(j.blocked_since) : '-', ago(j.created), ago(j.last_activity ?? j.started), j.id]);
   const head = ['NAME', 'STATE', 'REASON', 'BLOCKED', 'AGE', 'ACTIVE', 'ID'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();

@@ -48,6 +48,15 @@ export function durationArg(flag: string, min = 0) {
   };
 }
 
+/** A duration flag that also takes `off` (the limit turned off for this job); commander cannot hold a null, so `off` stays a word until offMs. */
+export function offOrDuration(flag: string) {
+  const duration = durationArg(flag, 1);
+  return (value: string): number | 'off' => (value === 'off' ? 'off' : duration(value));
+}
+
+/** An offOrDuration flag's value as a limit: null when off. */
+export const offMs = (v: number | 'off'): number | null => (v === 'off' ? null : v);
+
 /** `--recording-cap SIZE`: at least 64 KB, so the cap marker and a useful tail fit. */
 export function sizeArg(what: string) {
   return (value: string): number => {

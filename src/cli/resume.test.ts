@@ -23,6 +23,13 @@ describe('nightshift resume: budgets left, the resume point, the command', () =>
     expect(remaining(old({ wall_ms: 100_000, tokens: 5000 }), card(), { grantWall: 1000 })).toEqual({ wall_ms: 41_000, tokens: 4000, no_progress_ms: null, steps: 50 });
   });
 
+  it('the profile\'s token budget is carried too: what is left, and --grant-tokens once it is spent', () => {
+    expect(remaining(old(), card({ token_budget: 5000 }), {}).tokens).toBe(4000);
+    const spent = card({ token_budget: 900, budget_used: { wall_ms: 1, tokens: 900_030, steps: 3 } });
+    expect(() => remaining(old(), spent, {})).toThrow(/spent its budget; grant more with --grant-tokens/);
+    expect(remaining(old(), spent, { grantTokens: 1_000_000 }).tokens).toBe(1_000_000 + 900 - 900_030);
+  });
+
   it('a spent step budget needs --grant-steps, and the message says so', () => {
     const spent = card({ budget_used: { wall_ms: 1, tokens: null, steps: 80 } });
     expect(() => remaining(old(), spent, {})).toThrow(/spent its budget; grant more with --grant-steps/);

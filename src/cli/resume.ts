@@ -97,16 +97,16 @@ function baseCommand(card: ResumeCard): string[] {
   return out;
 }
 
-/** What is left of each budget plus what is granted; the step budget is the profile's max_steps unless the board set one. */
+/** What is left of each budget plus what is granted; the step and token budgets are the profile's unless the board set lower ones. */
 export function remaining(old: JobRecord, card: ResumeCard, f: ResumeFlags): JobRecord['budgets'] {
   const b = old.budgets;
   const left = (budget: number | null, used: number, grant = 0) => (budget === null ? null : budget - used + grant);
   const wall = left(b.wall_ms, card.budget_used.wall_ms, f.grantWall);
-  const tokens = left(b.tokens, card.budget_used.tokens ?? 0, f.grantTokens);
+  const tokens = left(b.tokens ?? card.token_budget, card.budget_used.tokens ?? 0, f.grantTokens);
   const steps = left(b.steps ?? card.step_budget, card.budget_used.steps, f.grantSteps);
   const spent = [wall !== null && wall <= 0 && '--grant-wall', tokens !== null && tokens <= 0 && '--grant-tokens', steps !== null && steps <= 0 && '--grant-steps'].filter(Boolean);
   if (spent.length > 0) throw new InputError(`job ${old.name} spent its budget; grant more with ${spent.join(', ')}`);
-  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms, steps };
+  return { wall_ms: wall, tokens, no_progress_ms: b.no_progress_ms, steps, blocked_ms: b.blocked_ms };
 }
 
 function nextName(name: string, board: readonly JobRecord[]): string {

@@ -13,7 +13,7 @@ import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { warmPtyThread } from '../pty/pty-thread.js';
-import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, offMs, offOrDuration, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 import { refuseStrayWords, toolGapWarning } from './flag-traps.js';
 
@@ -31,6 +31,7 @@ interface RunFlags extends WatchdogFlags {
   json?: boolean;
   quiet?: boolean;
   timeout?: number;
+  maxBlocked?: number | 'off';
   recordingCap?: number;
 }
 
@@ -57,6 +58,7 @@ export function registerRun(program: Command): void {
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
     .option('--recording-cap <size>', RECORDING_CAP_HELP, sizeArg('--recording-cap'))
     .option('--timeout <duration>', durationHelp('stop the job after this long (SIGTERM, then SIGKILL)'), durationArg('--timeout', 1))
+    .option('--max-blocked <duration>', durationHelp('end the job unanswered when it stayed blocked this long after its first escalation with nobody acting (warned once before); off: never (the default for run: a person is at its terminal)'), offOrDuration('--max-blocked'))
     .option('--json', 'report state changes and actions as JSON lines on stderr')
     .option('--quiet', 'do not copy the job\'s output to stdout');
   addWatchdogFlags(cmd).action(async (command: string[], flags: RunFlags) => {
@@ -111,6 +113,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     onProblem: problem,
     onDiskProblem: (file, e) => problem(`cannot write ${file} (${e.message}); the job goes on, that file stops here`),
     ...(flags.recordingCap ? { recordingCap: flags.recordingCap } : {}),
+    maxBlockedMs: offMs(flags.maxBlocked ?? 'off'),
     config: watchdogConfig(flags),
     onTransition: report.transition,
     onAction: report.action,

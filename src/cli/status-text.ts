@@ -1,18 +1,15 @@
 /** How `nightshift status` reads to a person: one fact a line, in the order they are asked about. */
 import type { CommandResult } from '../api/commands.js';
 import { formatDuration } from '../util/duration.js';
+import { slotsText } from '../api/reason-text.js';
+
+export { slotsText };
 
 export type Status = CommandResult<'status'>;
 type LastPage = NonNullable<Status['last_page']>;
 type Delivery = LastPage['deliveries'][number];
 
 const since = (iso: string, now: number) => formatDuration(Math.max(0, now - Date.parse(iso)));
-
-/** "4/4: 3 blocked, 1 running"; the parts that are zero are left out. */
-export function slotsText(s: Status['slots']): string {
-  const parts = (['blocked', 'running', 'starting'] as const).filter((k) => s[k] > 0).map((k) => `${s[k]} ${k}`);
-  return `${s.used}/${s.max}${parts.length ? `: ${parts.join(', ')}` : ''}`;
-}
 
 /** One notifier's side of a page: sent, failing and retrying, held for quiet hours, or closed. */
 export function deliveryText(d: Delivery, now: number): string {

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { durationArg, durationHelp, intArg } from './common.js';
+import { durationArg, durationHelp, intArg, offMs, offOrDuration } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
 import { refuseStrayWords } from './flag-traps.js';
@@ -27,6 +27,7 @@ interface SubmitFlags extends StateFlag {
   maxIdle?: number;
   maxSteps?: number;
   onUnanswered?: number;
+  maxBlocked?: number | 'off';
   priority: number;
   agent?: string;
   profile?: string;
@@ -57,6 +58,7 @@ export function registerSubmit(program: Command): void {
       .option('--max-tokens <n>', 'stop when the agent reports this many tokens (budget:tokens)', intArg('--max-tokens', 1, Number.MAX_SAFE_INTEGER))
       .option('--max-idle <duration>', durationHelp('stop when nothing moves this long (budget:no-progress)'), durationArg('--max-idle', 1))
       .option('--max-steps <n>', 'stop when the agent made this many tool calls (budget:steps; default: the probe profile\'s max_steps)', intArg('--max-steps', 1, Number.MAX_SAFE_INTEGER))
+      .option('--max-blocked <duration>', durationHelp('end the job unanswered when it stayed blocked this long after its first page with nobody acting, freeing its slot (paged once before); off: never; default: config.yaml jobs.max_blocked, else 2h'), offOrDuration('--max-blocked'))
       .option('--on-unanswered <duration>', durationHelp('decline a paged prompt nobody answered this long, with its rule\'s decline keys (never its answer keys); default: the policy file\'s on_unanswered'), durationArg('--on-unanswered', 1))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
@@ -78,7 +80,7 @@ export function registerSubmit(program: Command): void {
       },
       policy: f.policy ? resolve(f.policy) : null,
       rules: null,
-      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null },
+      budgets: { wall_ms: f.maxWall ?? null, tokens: f.maxTokens ?? null, no_progress_ms: f.maxIdle ?? null, steps: f.maxSteps ?? null, ...(f.maxBlocked !== undefined ? { blocked_ms: offMs(f.maxBlocked) } : {}) },
       priority: f.priority,
       after: f.after,
       ...(f.onUnanswered !== undefined ? { on_unanswered: { after_ms: f.onUnanswered, do: 'decline' } } : {}),

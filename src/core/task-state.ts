@@ -33,7 +33,8 @@ export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'continued', 'quiet-child-busy', 'quiet-tool-in-flight'],
   blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
   // lost: whoever held the job's terminal (the PTY host) died, and the child with it.
-  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted', 'lost'],
+  // unanswered: blocked on a page past the ceiling on waiting (blocked-ceiling.ts).
+  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted', 'lost', 'unanswered'],
 };
 
 const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {

@@ -6,7 +6,8 @@
  */
 import type { WatchdogConfig } from '../core/watchdog-types.js';
 import type { Board } from '../board/board.js';
-import type { JobRecord } from '../board/types.js';
+import type { JobRecord, ResumeFrom } from '../board/types.js';
+import { readLedger, type AgentLedgerRecord } from '../supervisor/agent-ledger.js';
 import type { Pager } from '../notify/pager.js';
 import type { BundleSource } from '../rules/live-bundle.js';
 import { redactorFor, type Redactor } from '../notify/secrets.js';
@@ -83,14 +84,16 @@ export class DaemonJob implements JobHandle {
     const { id: _id, ...files } = paths;
     deps.board.update(rec.id, { paths: files });
     const [command, ...args] = rec.command as [string, ...string[]];
-    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec, resume !== undefined);
+    // Adopted: the agent's read position and spending as the previous daemon left them (agent-ledger.ts).
+    const adopted = resume ? { ledger: await readLedger(paths.dir) } : undefined;
+    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec, adopted);
     job.liveJob = await LiveJob.start(
       { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
       {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
-        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec, resume !== undefined),
+        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec, adopted),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),
@@ -100,6 +103,7 @@ export class DaemonJob implements JobHandle {
         ...(deps.recordingCap ? { recordingCap: deps.recordingCap } : {}),
         onDiskProblem: (file, e) => deps.onDiskProblem(job, file, e),
         ...(rec.on_unanswered ? { onUnanswered: { afterMs: rec.on_unanswered.after_ms, do: rec.on_unanswered.do } } : {}),
+        maxBlockedMs: rec.budgets.blocked_ms,
         // The board first: a page's reader finds the row already moved.
         sinks: [job.row, job.notes, job.pages],
         terminal: how.terminal,
@@ -202,15 +206,20 @@ function resumePoint(rec: JobRecord, board: Board, now: number): { point: Resume
 }
 
 /**
- * The job's step budget is the probe profile's max_steps unless the board
- * gives one (a resumed job: what was left plus what was granted), and a
- * resumed job follows the old transcript past what the old job judged (an
- * adopted one, past what the file holds when it is found).
+ * The job's step and token budgets are the profile's max_steps and
+ * max_tokens unless the board gives lower ones (a resumed job: what was left
+ * plus what was granted), and a resumed job follows the old transcript past
+ * what the old job judged. An adopted one goes on from its ledger: past the
+ * lines the previous daemon judged, with the steps and tokens it counted;
+ * without a ledger, past what the file holds when it is found.
  */
-function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobRecord, adopted: boolean) {
+function withBudget(agent: Awaited<ReturnType<typeof agentOption>>, rec: JobRecord, adopted: { ledger: AgentLedgerRecord | null } | undefined) {
   if (!agent) return undefined;
-  const steps = rec.budgets.steps;
-  // Adopted after a restart: the transcript is followed from where it is, not judged again.
-  const resumeFrom = adopted ? { job: rec.id, transcript: '', lines: 0, last_event: null, goal: rec.resume_from?.goal ?? '', adopted: true } : rec.resume_from;
-  return { ...agent, profile: steps === null ? agent.profile : { ...agent.profile, maxSteps: steps }, resumeFrom };
+  const { steps, tokens } = rec.budgets;
+  const l = adopted?.ledger;
+  const resumeFrom: ResumeFrom | null = adopted
+    ? { job: rec.id, transcript: l?.transcript ?? '', lines: l?.lines ?? 0, last_event: l?.last_event ?? null, goal: rec.resume_from?.goal ?? '', adopted: true, ...(l && { spent: { steps: l.steps, tokens: l.tokens } }) }
+    : rec.resume_from;
+  const profile = { ...agent.profile, maxSteps: steps ?? agent.profile.maxSteps, maxTokens: Math.min(tokens ?? Infinity, agent.profile.maxTokens) };
+  return { ...agent, profile, resumeFrom };
 }

@@ -78,6 +78,8 @@ export class Daemon implements CommandHost {
   config: Found = { file: null, looked: [] };
   /** How many of the previous daemon's jobs this one took over at start. */
   adopted = 0;
+  /** config.yaml's jobs.max_blocked (the ceiling on waiting), read at start. */
+  maxBlockedMs: number | null = null;
 
   private constructor(
     readonly opts: DaemonOptions,
@@ -142,6 +144,7 @@ export class Daemon implements CommandHost {
     // public_url is how a phone reaches the view; it wins over the --http address for every link.
     this.webBaseUrl = p.notify.links?.publicUrl ?? null;
     this.config = p.config;
+    this.maxBlockedMs = p.notify.maxBlockedMs;
     this.adopted = await this.recover();
     if (this.opts.http) await this.startWeb(this.opts.http, p.notify, p.webCommands, p.onError);
     this.parts.add(() => this.server.close());

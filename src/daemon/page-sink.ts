@@ -120,13 +120,25 @@ export class PageSink implements JobSink {
     }, this.deps.redact);
   }
 
-  /** A budget trip: the episode's pages give way to one urgent budget page. */
+  /** A budget trip (or the ceiling on waiting): the episode's pages give way to one urgent page, sent once, for the job is ending. */
   pageStop(reason: string, text: string | null): void {
     this.tripped = true;
     this.pagedBlock = null;
     this.deps.pager.resolve(this.id);
     this.episode++;
-    this.deps.pager.page({ ...this.pageBase(), kind: 'budget', reason, prompt: text, urgent: true, key: `${this.id}:${this.episode}` }, this.deps.redact);
+    const ways = [{ label: 'Details', command: cliCommand(this.deps.stateDir, 'show', this.record.name) }];
+    this.deps.pager.page({
+      ...this.pageBase(),
+      kind: 'budget',
+      state: 'done',
+      reason,
+      prompt: text,
+      urgent: true,
+      key: `${this.id}:${this.episode}`,
+      commands: ways.map((w) => w.command),
+      ways,
+      once: true,
+    }, this.deps.redact);
   }
 
   /** A page that the disk under the state directory is full: the job goes on, its recording stopped. */
@@ -141,9 +153,10 @@ export class PageSink implements JobSink {
     }, this.deps.redact);
   }
 
-  /** Once per job: a warning blocks nothing, so it is no episode and not urgent. */
+  /** Once per job (the ceiling's, once per block): a warning blocks nothing, so it is no episode and not urgent. */
   private pageWarning(w: JobWarning): void {
-    this.deps.pager.page({ ...this.pageBase(), key: `${this.id}:${w.code}`, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.deps.redact);
+    const key = w.code === 'unanswered-soon' ? `${this.id}:${this.episode}:${w.code}` : `${this.id}:${w.code}`;
+    this.deps.pager.page({ ...this.pageBase(), key, kind: 'other', reason: w.code, prompt: `${this.record.name}: ${w.message}`, urgent: false }, this.deps.redact);
   }
 
   private pageBase(): PageBase {

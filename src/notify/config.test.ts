@@ -52,6 +52,7 @@ notify:
       pageKinds: ['prompt', 'hung', 'budget'],
       links: null,
       digestAt: null,
+      maxBlockedMs: 2 * 60 * 60_000,
     });
   });
 
@@ -60,8 +61,15 @@ notify:
     expect(problem('notify:\n  repage_after: 1h\n  digest_at: "7.30am"\n')).toBe(`${FILE}:3: notify.digest_at: "7.30am" is not a local time of day; expected one like "22:00"`);
   });
 
+  it('jobs.max_blocked: the ceiling on waiting for jobs without their own; 2h by default, off turns it off', () => {
+    expect(parseNotifyConfig('jobs:\n  max_blocked: 90m\n', FILE).maxBlockedMs).toBe(90 * 60_000);
+    expect(parseNotifyConfig('jobs:\n  max_blocked: off\n', FILE).maxBlockedMs).toBeNull();
+    expect(parseNotifyConfig('notify: {}\n', FILE).maxBlockedMs).toBe(2 * 60 * 60_000);
+    expect(problem('jobs:\n  max_blocked: 0s\n')).toBe(`${FILE}:2: jobs.max_blocked: expected a duration above zero, or off`);
+  });
+
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null });
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: 2 * 60 * 60_000 });
     expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
@@ -81,8 +89,8 @@ notify:
 
   it.each<[string, string, string]>([
     ['an unknown key', 'notify:\n  repage_after: 5m\n  repage: 1m\n', `${FILE}:3: notify.repage: Unrecognized key: "repage"`],
-    ['a misspelt section (issue 8)', '# paging\nnotifyy:\n  notifiers: []\n', `${FILE}:2: notifyy: unknown section; config.yaml has notify: and pages:`],
-    ['any other top-level section', 'notify: {}\ndaemon: { other: section }\n', `${FILE}:2: daemon: unknown section; config.yaml has notify: and pages:`],
+    ['a misspelt section (issue 8)', '# paging\nnotifyy:\n  notifiers: []\n', `${FILE}:2: notifyy: unknown section; config.yaml has notify:, pages: and jobs:`],
+    ['any other top-level section', 'notify: {}\ndaemon: { other: section }\n', `${FILE}:2: daemon: unknown section; config.yaml has notify:, pages: and jobs:`],
     ['an unknown key under pages', 'pages:\n  sendd: [prompt]\n', `${FILE}:2: pages.sendd: Unrecognized key: "sendd"`],
     [
       'an unknown page kind',

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { lineAt, parseYaml, validate } from '../rules/yaml-source.js';
 import { parseDuration } from '../util/duration.js';
+import { DEFAULT_MAX_BLOCKED_MS } from '../core/blocked-ceiling.js';
 import { InputError } from '../util/errors.js';
 import { PAGE_KINDS, redact, type PageKind } from './page.js';
 import { isRef, parseRef, refProblem, type ValueRef } from './secret-ref.js';
@@ -63,6 +64,8 @@ export interface NotifyConfig {
   links: PageLinkConfig | null;
   /** `notify.digest_at`: the morning digest's time, minutes after local midnight (the daemon's TZ); null = no digest page. */
   digestAt: number | null;
+  /** `jobs.max_blocked`: the ceiling on waiting for a job submitted without `--max-blocked`; null = off. */
+  maxBlockedMs: number | null;
 }
 
 export interface PageLinkConfig {
@@ -75,7 +78,7 @@ export interface PageLinkConfig {
 export const DEFAULT_PAGE_PERSON = 'on-call';
 
 export function emptyNotifyConfig(): NotifyConfig {
-  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null };
+  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: DEFAULT_MAX_BLOCKED_MS };
 }
 
 const REF_HINT = 'write env:NAME or file:PATH and keep the secret there';
@@ -201,9 +204,12 @@ const pagesSection = z
   .partial()
   .strict();
 
+/** What the daemon does with jobs submitted without their own setting. */
+const jobsSection = z.object({ max_blocked: duration }).partial().strict();
+
 const configFile = z.strictObject(
-  { notify: notifySection.nullish(), pages: pagesSection.nullish() },
-  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown section; config.yaml has notify: and pages:` : undefined) },
+  { notify: notifySection.nullish(), pages: pagesSection.nullish(), jobs: jobsSection.nullish() },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown section; config.yaml has notify:, pages: and jobs:` : undefined) },
 );
 
 type RawNotifier = z.infer<typeof notifier>;
@@ -214,8 +220,9 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
   if (src.doc.contents === null) return emptyNotifyConfig();
   const whole = validate(src, configFile);
   const pageKinds = whole.pages?.send ? [...new Set(whole.pages.send)] : [...PAGE_SEND_KINDS];
+  const maxBlockedMs = whole.jobs?.max_blocked === undefined ? DEFAULT_MAX_BLOCKED_MS : whole.jobs.max_blocked;
   const data = whole.notify;
-  if (!data) return { ...emptyNotifyConfig(), pageKinds };
+  if (!data) return { ...emptyNotifyConfig(), pageKinds, maxBlockedMs };
   if (data.page_person !== undefined && data.public_url === undefined) {
     throw new InputError('notify.page_person: it names who page links sign in as, and there are no links without notify.public_url', {
       file,
@@ -239,6 +246,7 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
     pageKinds,
     links: data.public_url === undefined ? null : { publicUrl: data.public_url, pagePerson: data.page_person ?? DEFAULT_PAGE_PERSON },
     digestAt: data.digest_at ?? null,
+    maxBlockedMs,
   };
 }
 

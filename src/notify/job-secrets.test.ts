@@ -29,7 +29,7 @@ const spec = (name: string, env: Record<string, string>): JobSpecInput => ({
   env,
   policy: null,
   rules: null,
-  budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null },
+  budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null, blocked_ms: null },
   priority: 0,
   after: [],
 });

@@ -82,7 +82,7 @@ export function askedInWords(p: AskFacts): string {
     return risk ? `${asked} — ${risk}` : asked;
   }
   if (p.kind === 'probe') return `${n} was paused by ${p.reason}: ${firstLine(p.prompt)}`;
-  if (p.kind === 'budget') return `${n} hit its budget (${p.reason})${p.prompt ? `: ${firstLine(p.prompt)}` : ''}`;
+  if (p.kind === 'budget' && p.reason !== 'unanswered') return `${n} hit its budget (${p.reason})${p.prompt ? `: ${firstLine(p.prompt)}` : ''}`;
   if (p.state === 'done') return endedInWords(p);
   return p.prompt ? `${n}: ${firstLine(p.prompt)}` : `${n} is ${p.state} (${p.reason})`;
 }

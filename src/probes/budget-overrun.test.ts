@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { config, ctx, defaultProfile as P, ev, trajectory } from '../../test/fixtures/trajectories/load.js';
-import { budgetOverrun } from './budget-overrun.js';
+import { budgetOverrun, overrunBudget } from './budget-overrun.js';
 
 const migration = trajectory('long-migration.jsonl');
 
@@ -35,5 +35,20 @@ describe('budget-overrun', () => {
     expect(budgetOverrun(events, config.profile('quick'), ctx())).toEqual([
       expect.objectContaining({ evidence: ['u2'], message: expect.stringContaining('802000/800000 tokens') }),
     ]);
+  });
+
+  it('names the budget it is about: tokens alone is tokens, calls (alone or with tokens) are steps', () => {
+    const tokens = budgetOverrun([ev.start('s'), ev.usage('u1', 900_000, 30)], config.profile('quick'), ctx());
+    expect(overrunBudget(tokens[0]!)).toBe('tokens');
+    expect(overrunBudget(budgetOverrun(migration, P, ctx())[0]!)).toBe('steps');
+  });
+
+  it('goes on from what was spent before the events it is given (an adopted job)', () => {
+    const quick = config.profile('quick');
+    const calls = Array.from({ length: 2 }, (_, i) => ev.call(`c${i}`, 'Read', { i }));
+    expect(budgetOverrun([ev.start('s'), ...calls], quick, ctx())).toEqual([]);
+    const [v] = budgetOverrun([ev.start('s'), ...calls], quick, ctx({ spentBefore: { steps: quick.maxSteps - 1, tokens: 0 } }));
+    expect(v!.message).toContain(`${quick.maxSteps + 1}/${quick.maxSteps} tool calls`);
+    expect(v!.evidence).toEqual(['c1']);
   });
 });

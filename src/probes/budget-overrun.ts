@@ -9,14 +9,20 @@ import type { AgentEvent } from '../core/agent-events.js';
 import type { ProbeContext, ProbeProfile, Verdict } from './types.js';
 
 export const BUDGET_OVERRUN = 'budget-overrun';
+const STEPS_UNIT = 'tool calls';
+
+/** Which budget an overrun verdict is about: `steps` when the tool calls are over (they are named first), else `tokens`. */
+export function overrunBudget(v: Verdict): 'steps' | 'tokens' {
+  return v.message.includes(` ${STEPS_UNIT}`) ? 'steps' : 'tokens';
+}
 
 export function budgetOverrun(events: readonly AgentEvent[], profile: ProbeProfile, ctx: ProbeContext): Verdict[] {
   const finished = ctx.jobFinished ?? events[events.length - 1]?.kind === 'turn-end';
   if (finished) return [];
   const over: string[] = [];
   const evidence: string[] = [];
-  let steps = 0;
-  let tokens = 0;
+  let steps = ctx.spentBefore?.steps ?? 0;
+  let tokens = ctx.spentBefore?.tokens ?? 0;
   for (const e of events) {
     if (e.kind === 'tool-call' && ++steps === profile.maxSteps + 1) evidence.push(e.id);
     if (e.kind !== 'usage') continue;
@@ -24,7 +30,7 @@ export function budgetOverrun(events: readonly AgentEvent[], profile: ProbeProfi
     tokens += e.inputTokens + e.outputTokens;
     if (before <= profile.maxTokens && tokens > profile.maxTokens) evidence.push(e.id);
   }
-  if (steps > profile.maxSteps) over.push(`${steps}/${profile.maxSteps} tool calls`);
+  if (steps > profile.maxSteps) over.push(`${steps}/${profile.maxSteps} ${STEPS_UNIT}`);
   if (tokens > profile.maxTokens) over.push(`${tokens}/${profile.maxTokens} tokens`);
   if (over.length === 0) return [];
   return [

@@ -121,6 +121,14 @@ export interface ProbeContext {
   readonly gitChangedByTurn?: Readonly<Record<string, boolean | null>>;
   /** The job reached a terminal state. Default: the stream's last event is a turn-end. */
   readonly jobFinished?: boolean;
+  /** Spent before the first event given (an adopted job: what the previous daemon counted); budgets go on from it. */
+  readonly spentBefore?: Spent;
+}
+
+/** Tool calls and tokens a job has used. */
+export interface Spent {
+  readonly steps: number;
+  readonly tokens: number;
 }
 
 export type Probe = (events: readonly AgentEvent[], profile: ProbeProfile, ctx: ProbeContext) => Verdict[];

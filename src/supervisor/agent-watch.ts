@@ -8,7 +8,7 @@ import type { ToolEvent } from '../core/tool-events.js';
 import { adapterFor, TranscriptFollower, type AgentJob, type ReadPosition, type ResumePoint } from '../adapters/index.js';
 import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
 import { AgentMonitor, type MonitorResponse } from '../agents/monitor.js';
-import type { ProbeProfile } from '../probes/index.js';
+import type { ProbeProfile, Spent } from '../probes/index.js';
 import { changedPaths, gitSnapshot, type GitSnapshot } from './git-snapshot.js';
 
 /** Transcripts already taken by a job of this process: two jobs in one cwd never share one. */
@@ -33,6 +33,8 @@ export interface AgentWatchJob {
   readonly pid: number;
   /** A resumed job: the part of the transcript the old job already judged. */
   readonly resumeFrom?: ResumePoint;
+  /** An adopted job: what it spent up to `resumeFrom` (the budgets go on from there). */
+  readonly spent?: Spent;
 }
 
 /** Quiet after a turn's end before the job counts as done (a nudge or a follow-up turn comes sooner). */
@@ -62,7 +64,7 @@ export class AgentWatch {
     profile: ProbeProfile,
     private readonly on: AgentWatchEvents,
   ) {
-    this.monitor = new AgentMonitor(profile);
+    this.monitor = new AgentMonitor(profile, job.spent);
     this.artefactsAtStart = gitSnapshot(job.cwd);
     this.located = { ...job, claimed: CLAIMED };
     this.follower = new TranscriptFollower(adapterFor(job.kind), this.located, job.resumeFrom ? { resumeFrom: job.resumeFrom } : {});
@@ -101,6 +103,21 @@ export class AgentWatch {
   /** Resolves once every event received so far has been handled. */
   settled(): Promise<void> {
     return this.queue;
+  }
+
+  /** `read()` taken at an instant when every event read so far (also those that came while waiting) has been handled. */
+  async whenHandled<T>(read: () => T): Promise<T> {
+    let q: Promise<void>;
+    do {
+      q = this.queue;
+      await q;
+    } while (q !== this.queue);
+    return read();
+  }
+
+  spent(): Spent {
+    const s = this.monitor.stats;
+    return { steps: s.steps, tokens: s.tokens };
   }
 
   /** Files changed since the job started; null when unknown. */

@@ -10,6 +10,8 @@ import type { Action } from '../core/watchdog-types.js';
 import type { MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { claimOf } from '../probes/fake-completion.js';
+import { BUDGET_OVERRUN, overrunBudget } from '../probes/budget-overrun.js';
+import { AgentLedger, LEDGER_FILE } from './agent-ledger.js';
 import type { ResumeFrom } from '../board/types.js';
 import { AgentWatch, taskUpFront } from './agent-watch.js';
 import { openItems, writeResumeCard, type RefusedClaim, type ResumeCard, type StopVerdict } from './resume-card.js';
@@ -50,6 +52,8 @@ export class JobAgent {
   /** The verdict that blocked or stopped the job, until the agent starts another turn (a person sent it on). */
   private stoppedBy: StopVerdict | null = null;
   private refused: RefusedClaim | null = null;
+  /** What was read and spent, for a daemon that adopts the job after a restart. */
+  private readonly ledger: AgentLedger;
 
   constructor(
     private readonly host: AgentHost,
@@ -64,7 +68,8 @@ export class JobAgent {
       bindingFor(kind, profile.onEscalate),
     );
     const resumeFrom = resume ? { path: resume.transcript, lines: resume.lines, lastEvent: resume.last_event, ...(resume.adopted ? { adopted: true } : {}) } : undefined;
-    this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid, ...(resumeFrom && { resumeFrom }) }, profile, {
+    const spent = resume?.spent;
+    this.watch = new AgentWatch({ kind, cwd: host.cwd, startedAt: host.startedAt, env, argv: host.argv, pid, ...(resumeFrom && { resumeFrom }), ...(spent && { spent }) }, profile, {
       tool: (e) => host.toolEvent(e),
       agentEvent: (e) => this.onEvent(e),
       gitTurn: (turn, changed) => host.marker(`git:${turn}:${changed}`),
@@ -72,6 +77,7 @@ export class JobAgent {
       problem: (m) => host.log('transcript problem', { problem: m }),
       turnEnded: (text) => this.onTurnEnded(text),
     });
+    this.ledger = new AgentLedger(host.dir, this.watch, (e) => host.log('the agent ledger could not be written', { file: LEDGER_FILE, err: e.message }));
   }
 
   summary() {
@@ -90,6 +96,7 @@ export class JobAgent {
 
   private onEvent(e: AgentEvent): void {
     this.host.marker(`agent:${JSON.stringify(e)}`);
+    this.ledger.note();
     if (e.kind === 'turn-end') {
       this.finalText = e.finalText;
       this.inTurn = false;
@@ -134,7 +141,7 @@ export class JobAgent {
       ...(r.kind === 'nudge' ? { keys: [NUDGE_TEXT, 'enter'] } : {}),
     });
     if (r.kind === 'nudge') void this.host.sendText(NUDGE_TEXT);
-    if (r.kind === 'stop') this.host.stop(`budget:${v.probe === 'budget-overrun' ? 'steps' : v.probe}`);
+    if (r.kind === 'stop') this.host.stop(`budget:${v.probe === BUDGET_OVERRUN ? overrunBudget(v) : v.probe}`);
   }
 
   private stopped(r: MonitorResponse): void {
@@ -190,6 +197,7 @@ export class JobAgent {
       ],
       budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
       step_budget: this.profile.maxSteps,
+      token_budget: this.profile.maxTokens,
       artefacts,
       unknown_outcome: s.openCalls,
       command: [...this.host.argv],

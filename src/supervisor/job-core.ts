@@ -20,6 +20,7 @@ import type { OpenedTerminal } from './job-terminal.js';
 import { LIVE_PIECE, Screen } from '../screen/screen.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
+import { CeilingWatch } from './ceiling-watch.js';
 import type { EvidenceLog } from './evidence.js';
 import type { Logger } from './logger.js';
 import type { ProcSampler } from './proc-sampler.js';
@@ -71,6 +72,7 @@ export class JobCore {
   private readonly sources: SourceHost;
   readonly person: PersonActs;
   readonly unanswered: UnansweredDecline;
+  private readonly ceiling: CeilingWatch;
   private readonly diskProblems = new Set<string>();
   /** Sink and event kind of each failure already reported: a sink that throws on every byte is said once. */
   private readonly sinkFailures = new Set<string>();
@@ -113,12 +115,13 @@ export class JobCore {
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
     this.person = this.personActs();
     this.unanswered = this.unansweredDecline();
+    this.ceiling = this.ceilingWatch();
     const sinks = this.jobSinks(summary);
     this.events.event((e) => sinks.emit(e));
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => host.finalRecords());
     // A quiet job's tree is read seldom (ProcSampler): a deadline's decision gets a fresh reading.
-    this.timer = new DeadlineTimer([this.watchdog, this.unanswered], this.clock, () => this.procs.fresh());
+    this.timer = new DeadlineTimer([this.watchdog, this.unanswered, this.ceiling], this.clock, () => this.procs.fresh());
     store.add(() => this.timer.stop());
     this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs(), emit: (e) => this.emit(e) });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
@@ -147,7 +150,7 @@ export class JobCore {
       now: () => this.clock.now(),
       marker: (label) => this.marker(label),
       observe: (signal) => this.observe(signal),
-      present: () => this.unanswered.watch.person(),
+      present: () => this.personPresent(),
       stop: (cause) => this.host.stop(cause),
     });
   }
@@ -162,6 +165,22 @@ export class JobCore {
     });
   }
 
+  private ceilingWatch(): CeilingWatch {
+    return new CeilingWatch(this.clock, {
+      afterMs: () => this.opts.maxBlockedMs ?? null,
+      warn: (warning) => this.emit({ kind: 'warning', warning }),
+      action: (action) => this.emit({ kind: 'action', action }),
+      stop: (cause) => void this.host.stop(cause),
+      screen: () => this.screenView.snapshot().rows,
+    });
+  }
+
+  /** A person acted on the job: the waits for one start again. */
+  private personPresent(): void {
+    this.unanswered.watch.person();
+    this.ceiling.ceiling.person();
+  }
+
   private jobSinks(summary: JobSummary): sink.JobSinks {
     return new sink.JobSinks([
       this.prompt,
@@ -172,6 +191,7 @@ export class JobCore {
       sink.answerKeysSink(this.evidence, this.typed, this.log),
       sink.summarySink(summary),
       sink.unansweredSink(this.unanswered.watch),
+      sink.unansweredSink(this.ceiling.ceiling, 'ceiling'),
       ...(this.opts.sinks ?? []),
       sink.callbackSink(this.opts),
       this.watchers,
@@ -252,6 +272,7 @@ export class JobCore {
     if (paged) {
       this.prompt.event({ kind: 'action', action: paged });
       this.unanswered.watch.action(paged);
+      this.ceiling.ceiling.action(paged);
     }
     this.log.info({ pid: this.pty.pid, state: point.state, reason: point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
     // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
@@ -283,7 +304,7 @@ export class JobCore {
     // is not activity: it must not end an episode or page anew. The recording keeps it.
     if (this.host.stopCause() !== undefined) return;
     this.watchdog.observe(signal);
-    if (signal.kind === 'person') this.unanswered.watch.person();
+    if (signal.kind === 'person') this.personPresent();
     if (signal.kind === 'screen') this.promptSampler.candidate(this.watchdog.status().promptCandidate);
     this.timer.arm();
   }

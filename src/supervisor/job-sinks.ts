@@ -124,9 +124,10 @@ export function summarySink(summary: JobSummary): JobSink {
   };
 }
 
-export function unansweredSink(watch: UnansweredWatch): JobSink {
+/** A wait for a person (on_unanswered, the ceiling on waiting): started by a page, ended by leaving the block. */
+export function unansweredSink(watch: Pick<UnansweredWatch, 'transition' | 'action'>, name = 'on_unanswered'): JobSink {
   return {
-    name: 'on_unanswered',
+    name,
     event(e) {
       if (e.kind === 'transition') watch.transition(e.transition);
       else if (e.kind === 'action') watch.action(e.action);

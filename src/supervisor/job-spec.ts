@@ -70,6 +70,8 @@ export interface JobOptions {
   readonly onDiskProblem?: (file: string, e: Error) => void;
   /** The job's own on_unanswered; absent: its policy file's, if that has one. */
   readonly onUnanswered?: OnUnanswered | null;
+  /** The ceiling on waiting: a job blocked on a page this long with nobody acting ends `unanswered`; null or absent: none. */
+  readonly maxBlockedMs?: number | null;
   /** Where the PTY comes from (default: this process). */
   readonly terminal?: JobTerminal;
   /** An adopted job (the daemon restarted): the board's state to go on from, and when the job started. */

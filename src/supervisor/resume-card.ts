@@ -55,6 +55,8 @@ export const RESUME_CARD = z.object({
   budget_used: z.object({ wall_ms: z.number(), tokens: z.number().nullable(), steps: z.number() }),
   /** The step budget the job ran under (its tool-call cap). */
   step_budget: z.number().nullable().default(null),
+  /** The token budget the job ran under (the lower of its profile's and its own cap); null on cards written before it was kept. */
+  token_budget: z.number().nullable().default(null),
   /** Files changed in the working tree while the job ran; null when unknown (not a git tree). */
   artefacts: z.array(z.string()).nullable(),
   /** Actions whose outcome nobody saw: tool calls without results, unanswered prompts. */
@@ -115,7 +117,7 @@ export function renderMarkdown(c: ResumeCard): string {
 
 **Stopped:** ${c.stop_reason}${c.stop_detail ? ` — ${c.stop_detail}` : ''} (${c.time})${why(c)}
 
-**Budget used:** ${Math.round(c.budget_used.wall_ms / 1000)} s wall clock, ${c.budget_used.steps}${c.step_budget === null ? '' : `/${c.step_budget}`} tool calls${c.budget_used.tokens === null ? '' : `, ${c.budget_used.tokens} tokens`}
+**Budget used:** ${Math.round(c.budget_used.wall_ms / 1000)} s wall clock, ${c.budget_used.steps}${c.step_budget === null ? '' : `/${c.step_budget}`} tool calls${c.budget_used.tokens === null ? '' : `, ${c.budget_used.tokens}${c.token_budget === null ? '' : `/${c.token_budget}`} tokens`}
 
 ## Verified
 ${list(c.verified, 'nothing')}

@@ -17,7 +17,8 @@ import { TranscriptWait } from './transcript-wait.js';
 
 /** Something about a running job a person should know, though it blocks nothing. */
 export interface JobWarning {
-  readonly code: 'no-transcript';
+  /** unanswered-soon: the ceiling on waiting is near (ceiling-watch.ts). */
+  readonly code: 'no-transcript' | 'unanswered-soon';
   readonly message: string;
   /** ISO time it was given. */
   readonly time: string;

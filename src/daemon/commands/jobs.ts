@@ -10,6 +10,7 @@ import { choiceLabel } from '../../core/choice-labels.js';
 import { maskJob } from '../../notify/job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
+import { queuedText } from '../../api/reason-text.js';
 
 export interface Submitted {
   job: JobRecord;
@@ -22,18 +23,31 @@ export async function submit(d: CommandHost, spec: Record<string, unknown>): Pro
   const cwd = String(spec.cwd ?? '');
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InputError(`--cwd ${cwd} is not an existing directory`);
   if (typeof spec.policy === 'string') await loadPolicy(spec.policy);
-  const rec = d.board.submit(spec, Date.now());
+  const rec = d.board.submit(withCeiling(spec, d.maxBlockedMs), Date.now());
   d.schedule();
   // A draining daemon starts nothing new: the job waits for the next daemon, which the submitter must know.
   const notice = d.draining ? 'queued; the daemon is draining (shutdown), so it starts when a daemon next starts' : null;
   return { job: d.board.require(rec.id), notice };
 }
 
-/** A board row: the record, and a live job's warnings (no transcript) when it has some. */
+/** A job submitted without its own ceiling on waiting gets the daemon's (config.yaml jobs.max_blocked, on by default). */
+function withCeiling(spec: Record<string, unknown>, ms: number | null): Record<string, unknown> {
+  const b = spec.budgets;
+  if (b !== undefined && (typeof b !== 'object' || b === null || 'blocked_ms' in b)) return spec;
+  return { ...spec, budgets: { ...(b as object | undefined), blocked_ms: ms } };
+}
+
+/** A board row: the record (a queued one says why it waits), and a live job's warnings (no transcript) when it has some. */
 export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
   const warnings = d.live(rec.id)?.view.warnings ?? [];
-  return { ...maskJob(rec, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+  const shown = rec.state === 'queued' ? { ...rec, reason: { ...rec.reason, detail: waitingFor(d, rec) } } : rec;
+  return { ...maskJob(shown, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+}
+
+function waitingFor(d: CommandHost, rec: JobRecord): string {
+  const after = rec.after.flatMap((id) => d.board.get(id) ?? []);
+  return queuedText(after, d.slotUse(), d.draining);
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
