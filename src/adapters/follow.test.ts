@@ -221,6 +221,22 @@ describe('TranscriptFollower', () => {
     expect(await claude.locate(other)).toBe(join(dir, `${mine}.jsonl`)); // announced: at once
   });
 
+  it('an agent that wrote its whole transcript and exited between two looks is still read when following closes', async () => {
+    const home = temp('ns-ad-home-');
+    const cwd = temp('ns-ad-proj-');
+    const dir = claudeDir(home, cwd);
+    mkdirSync(join(home, '.claude', 'sessions'));
+    // With a pid to go by, a young unannounced transcript waits for its owner to speak up; the next look is far off.
+    const f = new TranscriptFollower(adapterFor('claude'), { cwd, startedAt: Date.now(), env: { HOME: home }, pid: process.ppid, claimed: new Set() }, { locatePollMs: 60_000 });
+    followers.push(f);
+    const events: AgentEvent[] = [];
+    f.onAgentEvent((e) => events.push(e));
+    await sleep(50);
+    writeFileSync(join(dir, '77777777-0000-4000-8000-000000000000.jsonl'), claudeFixture('claude-2.1.112-reject.jsonl', cwd));
+    await f.close();
+    expect(events.some((e) => e.kind === 'turn-end')).toBe(true);
+  });
+
   it('Codex: the rollout whose session_meta cwd is the job\'s', async () => {
     const codexHome = temp('ns-ad-codex-');
     const cwd = temp('ns-ad-proj-');

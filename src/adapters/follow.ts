@@ -129,9 +129,13 @@ export class TranscriptFollower implements ToolEventSource {
     let warned = false;
     // Once chosen (and so claimed), a path is kept: a later look would find it claimed.
     let path: string | null = null;
-    while (this.closing === undefined) {
+    for (;;) {
+      // Closing: the job is over. One last look, so an agent that wrote its whole
+      // transcript and exited between two looks (`claude -p`) is still judged. Its
+      // process is gone, so no announcement can come: it is looked for without a pid.
+      const last = this.closing !== undefined;
       try {
-        path ??= await this.adapter.locate(this.job);
+        path ??= await this.adapter.locate(last ? { ...this.job, pid: undefined } : this.job);
         if (path !== null && (await isFile(path))) return await this.follow(path);
         lastError = '';
       } catch (e) {
@@ -139,13 +143,13 @@ export class TranscriptFollower implements ToolEventSource {
         if (m !== lastError) this.problem(`looking for the ${this.adapter.kind} transcript failed: ${m}`);
         lastError = m;
       }
+      if (last) return null;
       if (!warned && missingAfter > 0 && Date.now() - started >= missingAfter) {
         warned = true;
         this.problem(`no ${this.adapter.kind} transcript for the job in ${this.job.cwd} after ${+(missingAfter / 1000).toFixed(1)} s; still looking`);
       }
       await this.sleep(this.opts.locatePollMs ?? 250);
     }
-    return null;
   }
 
   private async follow(path: string): Promise<string> {
