@@ -37,17 +37,20 @@ describe('buildDigest', () => {
     note('tests', 8 * H, { kind: 'ended', lines: ['FAIL src/a.test.ts', 'Error: expected 2, got 3'], steps: 14, tokens: 5000 }),
   ];
   const blockedSince = new Map([['id-deploy', at(2 * H)], ['id-stuck', at(4 * H)]]);
-  const d = buildDigest({ jobs, blockedSince, notes, now: NOW, since: NOW - 12 * H });
+  const d = buildDigest({ jobs, blockedSince, notes, now: NOW, stateDir: '/s', since: NOW - 12 * H });
+  // What a page offered wins over the digest's own guess.
+  const paged = buildDigest({ jobs, blockedSince, notes, now: NOW, stateDir: '/s', since: NOW - 12 * H, paged: new Map([['id-deploy', ['nightshift answer --state /s deploy y', 'nightshift answer --state /s deploy n']]]) });
 
   it('puts the blocked jobs first, the one waiting longest at the top, with the question, the wait and the next commands', () => {
     expect(d.needs_you.map((n) => [n.name, n.waited_ms])).toEqual([['stuck', 4 * H], ['deploy', 2 * H]]);
-    expect(d.needs_you[1]).toMatchObject({ question: 'Deploy to staging? [y/N]', next: ['nightshift show deploy', 'nightshift answer deploy ANSWER'] });
-    expect(d.needs_you[0]).toMatchObject({ question: expect.stringMatching(/^stuck is stuck: nothing moved for \d/), next: ['nightshift attach stuck', 'nightshift cancel stuck'] });
+    expect(d.needs_you[1]).toMatchObject({ question: 'Deploy to staging? [y/N]', next: ['nightshift show --state /s deploy', "nightshift answer --state /s deploy '<answer>'"] });
+    expect(paged.needs_you[1]!.next).toEqual(['nightshift answer --state /s deploy y', 'nightshift answer --state /s deploy n']);
+    expect(d.needs_you[0]).toMatchObject({ question: expect.stringMatching(/^stuck is stuck: nothing moved for \d/), next: ['nightshift attach --state /s stuck', 'nightshift cancel --state /s stuck'] });
   });
 
   it('lists what ended badly in the night with why and its last lines, leaving out what ended before it', () => {
     expect(d.ended_badly).toEqual([
-      { id: 'id-tests', name: 'tests', ended: at(8 * H), why: 'exit code 3', exit_code: 3, last_lines: ['FAIL src/a.test.ts', 'Error: expected 2, got 3'], next: ['nightshift logs tests --lines 40', 'nightshift show tests'] },
+      { id: 'id-tests', name: 'tests', ended: at(8 * H), why: 'exit code 3', exit_code: 3, last_lines: ['FAIL src/a.test.ts', 'Error: expected 2, got 3'], next: ['nightshift logs --state /s tests --lines 40', 'nightshift show --state /s tests'] },
     ]);
   });
 

@@ -10,7 +10,7 @@ import { toReason } from '../board/reasons.js';
 import type { JobNote } from '../board/notes.js';
 import type { JobReason, JobRecord } from '../board/types.js';
 import { PAGE_LOG_LINES } from '../notify/ended-pages.js';
-import { askedInWords } from '../notify/page-words.js';
+import { askedInWords, cliCommand } from '../notify/page-words.js';
 import { reasonWithDetail } from './reason-text.js';
 
 /** The night a digest covers by default (`--since`, and the morning page): an evening to a morning. */
@@ -21,7 +21,11 @@ export interface DigestInput {
   /** When each blocked job blocked (Board.stateSince), by id. */
   readonly blockedSince: ReadonlyMap<string, string>;
   readonly notes: readonly JobNote[];
+  /** The commands the latest page of each blocked job offered, by id: the digest says the same. */
+  readonly paged?: ReadonlyMap<string, readonly string[]>;
   readonly now: number;
+  /** The daemon's state folder: the commands carry `--state` unless a bare command finds it. */
+  readonly stateDir: string;
   /** The night's start: jobs that ended before it and notes older than it are left out. */
   readonly since: number;
 }
@@ -87,8 +91,8 @@ export function buildDigest(d: DigestInput): Digest {
   return {
     generated: iso(d.now),
     since,
-    needs_you: needsYou(night, d.blockedSince, notes, d.now),
-    ended_badly: night.filter(endedBadly).map((j) => badEnd(j, lastOf(notes, j.id, 'ended'))),
+    needs_you: needsYou(night, d, notes),
+    ended_badly: night.filter(endedBadly).map((j) => badEnd(j, lastOf(notes, j.id, 'ended'), d.stateDir)),
     answered: notes.flatMap((n) => (n.kind === 'answered' ? [{ id: n.job, name: name.get(n.job) ?? n.job, time: n.time, rule: n.rule, class: n.class, what: n.what }] : [])),
     cost: night.filter((j) => j.started !== null).map((j) => cost(j, lastOf(notes, j.id, 'ended'), d.now)),
     probes: probeCounts(notes),
@@ -102,7 +106,8 @@ function lastOf<K extends JobNote['kind']>(notes: readonly JobNote[], job: strin
 }
 
 /** Blocked jobs, the one that has waited longest first. */
-function needsYou(jobs: readonly JobRecord[], blockedSince: ReadonlyMap<string, string>, notes: readonly JobNote[], now: number): NeedsYou[] {
+function needsYou(jobs: readonly JobRecord[], d: DigestInput, notes: readonly JobNote[]): NeedsYou[] {
+  const { blockedSince, now, paged } = d;
   return jobs
     .filter((j) => j.state === 'blocked')
     .map((j) => {
@@ -115,7 +120,7 @@ function needsYou(jobs: readonly JobRecord[], blockedSince: ReadonlyMap<string, 
         question: asked?.kind === 'asked' ? asked.question : blockInWords(j, now - Date.parse(j.last_activity ?? at)),
         blocked_since: at,
         waited_ms: Math.max(0, now - Date.parse(at)),
-        next: nextFor(j),
+        next: paged?.has(j.id) ? [...paged.get(j.id)!] : nextFor(j, d.stateDir),
       };
     })
     .sort((a, b) => a.blocked_since.localeCompare(b.blocked_since));
@@ -128,15 +133,15 @@ function blockInWords(j: JobRecord, quietMs: number): string {
   return askedInWords({ name: j.name, kind, state: j.state, reason: code, class: j.reason.class ?? null, prompt: j.reason.detail ?? null, quiet_ms: Math.max(0, quietMs) });
 }
 
-/** The commands that move a blocked job on, the one that answers first. */
-function nextFor(j: JobRecord): string[] {
-  const n = j.name;
-  if (j.reason.code === 'hung') return [`nightshift attach ${n}`, `nightshift cancel ${n}`];
-  if (j.reason.code.startsWith('probe:')) return [`nightshift continue ${n}`, `nightshift cancel ${n}`];
-  return [`nightshift show ${n}`, `nightshift answer ${n} ANSWER`];
+/** The commands that move a blocked job on, the one that answers first, when no page said them (paging off, an older daemon's block). */
+function nextFor(j: JobRecord, stateDir: string): string[] {
+  const cli = (verb: string, ...args: string[]) => cliCommand(stateDir, verb, j.name, ...args);
+  if (j.reason.code === 'hung') return [cli('attach'), cli('cancel')];
+  if (j.reason.code.startsWith('probe:')) return [cli('continue'), cli('cancel')];
+  return [cli('show'), cli('answer', '<answer>')];
 }
 
-function badEnd(j: JobRecord, end: Extract<JobNote, { kind: 'ended' }> | undefined): EndedBadly {
+function badEnd(j: JobRecord, end: Extract<JobNote, { kind: 'ended' }> | undefined, stateDir: string): EndedBadly {
   return {
     id: j.id,
     name: j.name,
@@ -144,7 +149,7 @@ function badEnd(j: JobRecord, end: Extract<JobNote, { kind: 'ended' }> | undefin
     why: reasonWithDetail(j.reason),
     exit_code: j.exit?.code ?? j.reason.exit_code ?? null,
     last_lines: [...(end?.lines ?? [])],
-    next: [['nightshift', 'logs', j.name, ...PAGE_LOG_LINES].join(' '), `nightshift show ${j.name}`],
+    next: [cliCommand(stateDir, 'logs', j.name, ...PAGE_LOG_LINES), cliCommand(stateDir, 'show', j.name)],
   };
 }
 

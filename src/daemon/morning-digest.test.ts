@@ -8,7 +8,7 @@ const h = new Harness();
 afterEach(() => h.cleanup());
 afterAll(() => h.remove());
 
-const digest = buildDigest({ jobs: [], blockedSince: new Map(), notes: [], now: NOON, since: NOON - 12 * 60 * MIN });
+const digest = buildDigest({ jobs: [], blockedSince: new Map(), notes: [], now: NOON, stateDir: '/s', since: NOON - 12 * 60 * MIN });
 
 describe('the morning digest page', () => {
   it('reaches ntfy with its counts as the title and the digest as the body, once over several re-page periods', async () => {

@@ -17,7 +17,7 @@ export class MorningDigest {
   private readonly schedule: DigestSchedule;
 
   constructor(
-    private readonly h: Pick<CommandHost, 'board' | 'pager'>,
+    private readonly h: Pick<CommandHost, 'board' | 'pager' | 'opts'>,
     now: number,
   ) {
     this.schedule = new DigestSchedule(h.pager.notifyConfig.digestAt, now);

@@ -34,8 +34,10 @@ describe('nightshift digest over a mixed night', () => {
     expect(r.code, r.stderr).toBe(0);
     const d = JSON.parse(r.stdout) as Digest;
     expect(d.needs_you.map((n) => n.name)).toEqual(['hang', 'ask']);
-    expect(d.needs_you[1]).toMatchObject({ question: 'Deploy to staging? [y/N]', next: ['nightshift show ask', 'nightshift answer ask ANSWER'] });
-    expect(d.needs_you[0]!.next).toEqual(['nightshift attach hang', 'nightshift cancel hang']);
+    // The commands the pages offered: both ways on the question; look, nudge or stop the hang.
+    const cli = (verb: string, ...args: string[]) => ['nightshift', verb, '--state', state, ...args].join(' ');
+    expect(d.needs_you[1]).toMatchObject({ question: 'Deploy to staging? [y/N]', next: [cli('answer', 'ask', 'y'), cli('answer', 'ask', 'n'), cli('show', 'ask')] });
+    expect(d.needs_you[0]!.next).toEqual([cli('attach', 'hang'), cli('send', 'hang', "'<what to do>'"), cli('cancel', 'hang'), cli('show', 'hang')]);
     expect(d.needs_you[0]!.waited_ms).toBeGreaterThan(d.needs_you[1]!.waited_ms);
     expect(d.ended_badly.map((e) => [e.name, e.exit_code])).toEqual([['tests', 3]]);
     expect(d.ended_badly[0]!.last_lines.slice(-2)).toEqual(['FAIL src/a.test.ts', 'Error: expected 2, got 3']);

@@ -6,10 +6,25 @@ import { maskJob } from '../../notify/job-secrets.js';
 import { boardRow } from './jobs.js';
 
 /** The digest of the last `sinceMs`, as of `now`. */
-export function digestOf(h: Pick<CommandHost, 'board'>, sinceMs: number, now: number): Digest {
+export function digestOf(h: Pick<CommandHost, 'board' | 'pager' | 'opts'>, sinceMs: number, now: number): Digest {
   const jobs = h.board.list().map((j) => maskJob(j));
   const since = now - sinceMs;
-  return buildDigest({ jobs, blockedSince: blockedSince(h, jobs), notes: h.board.notes.since(new Date(since).toISOString()), now, since });
+  const notes = h.board.notes.since(new Date(since).toISOString());
+  return buildDigest({ jobs, blockedSince: blockedSince(h, jobs), notes, paged: pagedWays(h, jobs), stateDir: h.opts.stateDir, now, since });
+}
+
+/** The pages about a block (not a warning beside it). */
+const BLOCK_PAGES: ReadonlySet<string> = new Set(['prompt', 'unknown-prompt', 'hung', 'probe']);
+
+/** Each blocked job's latest page's commands (both ways on a question, a hang's attach/send/cancel). */
+function pagedWays(h: Pick<CommandHost, 'pager'>, jobs: readonly { id: string; state: string }[]): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
+  for (const j of jobs) {
+    if (j.state !== 'blocked') continue;
+    const page = h.pager.history(j.id).findLast((r) => BLOCK_PAGES.has(r.page.kind))?.page;
+    if (page?.commands?.length) out.set(j.id, page.commands);
+  }
+  return out;
 }
 
 /** Every job in attention order (board/attention.ts), a blocked one with when it blocked. */
