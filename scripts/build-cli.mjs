@@ -13,7 +13,7 @@
  *
  * A build by tsc alone overwrites main.js with its unbundled self, which works the same, slower.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,6 +22,8 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(join(root, 'package.json'));
 const cli = join(root, 'dist', 'src', 'cli');
 const CHUNKS = 'bundle';
+/** The bundle's first line: its input must be tsc's main.js, never an earlier bundle. */
+const BANNER = '// The CLI bundle: scripts/build-cli.mjs made it from tsc\'s output; tsc -p tsconfig.json replaces it.';
 /** Packages bundled with the CLI: commander, which every verb loads. The rest load from node_modules, only when used. */
 const BUNDLED_PACKAGES = ['commander'];
 
@@ -52,6 +54,10 @@ async function bundle() {
   const { COMMAND_LIST } = await import(pathToFileURL(join(root, 'dist', 'src', 'api', 'commands.js')).href);
   const checks = join(root, 'dist', 'src', 'api', 'compiled-checks.js');
   const entry = join(cli, 'main.js');
+  if (readFileSync(entry, 'utf8').startsWith(BANNER)) {
+    process.stderr.write('nightshift: dist/src/cli/main.js is a bundle already; build with npm run build (tsc, then this)\n');
+    process.exit(1);
+  }
   const source = compiledChecksSource(COMMAND_LIST, z);
   const builtins = new Set(builtinModules);
   const bare = (id) => !id.startsWith('.') && !id.startsWith('/');
@@ -73,6 +79,7 @@ async function bundle() {
       // entry itself: it awaits the verb at its top level, and a lazy part importing it would wait for itself.
       codeSplitting: { groups: [{ name: 'cli', tags: ['$initial'], test: (id) => id !== entry }] },
       entryFileNames: 'main.js',
+      postBanner: (chunk) => (chunk.isEntry ? BANNER : ''),
       chunkFileNames: `${CHUNKS}/[name]-[hash].js`,
       // Less to compile: Node 20 keeps no compile cache for ES modules.
       minify: true,
