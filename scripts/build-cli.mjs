@@ -7,19 +7,20 @@
  * read-only verb more than starting Node itself.
  *
  * In the bundle, src/api/compiled-checks.ts is replaced by validators compiled from the result
- * schemas of the read-only commands (role `viewer`): zod 4 writes each as JSON Schema, ajv
- * compiles that to standalone code. A reply that passes is the reply; any other is checked by
- * zod, which words the mismatch (src/api/check-reply.ts).
+ * schemas of the read-only commands (role `viewer`): zod 4 writes each as JSON Schema, and
+ * CheckWriter below writes that as plain functions that answer yes or no (ajv's standalone code
+ * for the same schemas is 117 KB minified, most of it building error reports, and compiling it
+ * cost more than it saved). A reply that passes is the reply; any other is checked by zod, which
+ * words the mismatch (src/api/check-reply.ts).
  *
  * A build by tsc alone overwrites main.js with its unbundled self, which works the same, slower.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const require = createRequire(join(root, 'package.json'));
 const cli = join(root, 'dist', 'src', 'cli');
 const CHUNKS = 'bundle';
 /** The bundle's first line: its input must be tsc's main.js, never an earlier bundle. */
@@ -32,20 +33,71 @@ const BUNDLED_PACKAGES = ['commander'];
  * `commands` are the command records (src/api/commands.ts); `z` is zod.
  */
 export function compiledChecksSource(commands, z) {
-  const { default: Ajv2020 } = require('ajv/dist/2020');
-  const { default: standaloneCode } = require('ajv/dist/standalone');
-  const ajv = new Ajv2020({ code: { source: true, esm: true }, strict: true });
-  const exports = {};
-  const names = [];
-  for (const [i, c] of commands.filter((c) => c.role === 'viewer').entries()) {
-    // The input's schema: the check runs before anything is parsed, and result schemas never transform.
-    ajv.addSchema({ ...z.toJSONSchema(c.result, { io: 'input', unrepresentable: 'throw' }), $id: `c${i}` });
-    exports[`c${i}`] = `c${i}`;
-    names.push(`${JSON.stringify(c.name)}: c${i}`);
+  const out = new CheckWriter();
+  // The input's schema: the check runs before anything is parsed, and result schemas never transform.
+  const names = commands
+    .filter((c) => c.role === 'viewer')
+    .map((c) => `${JSON.stringify(c.name)}: ${out.fn(z.toJSONSchema(c.result, { io: 'input', unrepresentable: 'throw' }))}`);
+  return `${out.functions.join('\n')}\nexport const COMPILED_CHECKS = { ${names.join(', ')} };\n`;
+}
+
+/** Keywords that only annotate. */
+const ANNOTATIONS = new Set(['$schema', 'readOnly', 'description', 'title']);
+/** What a JSON Schema `type` asks of a value `v`, as an expression. */
+const TYPES = {
+  string: (v) => `typeof ${v} === 'string'`,
+  number: (v) => `Number.isFinite(${v})`,
+  integer: (v) => `Number.isSafeInteger(${v})`,
+  boolean: (v) => `typeof ${v} === 'boolean'`,
+  null: (v) => `${v} === null`,
+  array: (v) => `Array.isArray(${v})`,
+  object: (v) => `(typeof ${v} === 'object' && ${v} !== null && !Array.isArray(${v}))`,
+};
+
+/**
+ * Writes a JSON Schema as plain boolean functions: only the keywords zod's toJSONSchema writes for
+ * the result schemas (type, properties, required, additionalProperties, propertyNames of strings,
+ * items, enum, const, anyOf). Any other keyword fails the build, never the check:
+ * test/unit/compiled-checks.test.ts holds these functions to zod's own answers.
+ */
+class CheckWriter {
+  functions = [];
+
+  /** A new function checking `s`; its name. */
+  fn(s) {
+    // The slot first: the functions of what `s` holds are written while its own body is.
+    const i = this.functions.push('') - 1;
+    this.functions[i] = `function c${i}(v) { return ${this.expr(s, 'v')}; }`;
+    return `c${i}`;
   }
-  const code = standaloneCode(ajv, exports);
-  if (/\brequire\(/.test(code)) throw new Error('ajv standalone code needs its runtime (require): the compiled checks would not be self-contained');
-  return `${code}\nexport const COMPILED_CHECKS = { ${names.join(', ')} };\n`;
+
+  expr(s, v) {
+    const unknown = Object.keys(s).filter((k) => !ANNOTATIONS.has(k) && !(k in this.keywords));
+    if (unknown.length) throw new Error(`compiled checks: JSON Schema keyword(s) ${unknown.join(', ')} not supported: ${JSON.stringify(s)}`);
+    const parts = Object.keys(s).filter((k) => k in this.keywords).map((k) => this.keywords[k](s, v));
+    return parts.length ? parts.map((p) => `(${p})`).join(' && ') : 'true';
+  }
+
+  keywords = {
+    type: (s, v) => [s.type].flat().map((t) => TYPES[t](v)).join(' || '),
+    enum: (s, v) => `${JSON.stringify(s.enum)}.includes(${v})`,
+    const: (s, v) => `${v} === ${JSON.stringify(s.const)}`,
+    anyOf: (s, v) => s.anyOf.map((a) => `${this.fn(a)}(${v})`).join(' || '),
+    items: (s, v) => `!Array.isArray(${v}) || ${v}.every(${this.fn(s.items)})`,
+    required: (s, v) => `!${TYPES.object(v)} || ${s.required.map((k) => `Object.hasOwn(${v}, ${JSON.stringify(k)})`).join(' && ')}`,
+    properties: (s, v) =>
+      `!${TYPES.object(v)} || ${Object.entries(s.properties).map(([k, p]) => `(!Object.hasOwn(${v}, ${JSON.stringify(k)}) || ${this.fn(p)}(${v}[${JSON.stringify(k)}]))`).join(' && ') || 'true'}`,
+    additionalProperties: (s, v) => {
+      const named = JSON.stringify(Object.keys(s.properties ?? {}));
+      const each = s.additionalProperties === false ? 'false' : s.additionalProperties === true ? 'true' : `${this.fn(s.additionalProperties)}(e[1])`;
+      return `!${TYPES.object(v)} || Object.entries(${v}).every((e) => ${named}.includes(e[0]) || ${each})`;
+    },
+    propertyNames: (s) => {
+      // Every key of a JSON object is a string.
+      if (JSON.stringify(s.propertyNames) !== '{"type":"string"}') throw new Error(`compiled checks: propertyNames ${JSON.stringify(s.propertyNames)} not supported`);
+      return 'true';
+    },
+  };
 }
 
 async function bundle() {
