@@ -127,12 +127,12 @@ async function bundle() {
     output: {
       dir: cli,
       format: 'esm',
-      // What a read-only verb runs, in one file the lazy parts (the fleet, a handover, zod's check) import from. Not the
-      // entry itself: it awaits the verb at its top level, and a lazy part importing it would wait for itself.
-      codeSplitting: { groups: [{ name: 'cli', tags: ['$initial'], test: (id) => id !== entry }] },
+      // What a read-only verb runs in one file, main.js, which the lazy parts (the fleet, a handover, zod's check)
+      // import from, rather than in chunks of what they share.
+      codeSplitting: { groups: [{ name: 'main', tags: ['$initial'] }] },
       entryFileNames: 'main.js',
-      postBanner: (chunk) => (chunk.isEntry ? BANNER : ''),
       chunkFileNames: `${CHUNKS}/[name]-[hash].js`,
+      postBanner: (chunk) => (chunk.isEntry ? BANNER : ''),
       // Less to compile: Node 20 keeps no compile cache for ES modules.
       minify: true,
       sourcemap: true,

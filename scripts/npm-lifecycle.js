@@ -2,7 +2,7 @@
 /**
  * npm's lifecycle scripts for nightshift, by npm's own name for the event:
  * - prepare (a plain `npm install` in a clone, `npm link`, `npm install -g .`): builds dist/ with
- *   TypeScript, then bundles the CLI (scripts/build-cli.mjs: rolldown, ajv), all devDependencies.
+ *   TypeScript, then bundles the CLI with rolldown (scripts/build-cli.mjs), both devDependencies.
  *   A global install from a folder runs it before installing any dependency, so tsc is missing
  *   there: that ends with what to do instead, not `tsc: not found`.
  * - prepack (npm pack, npm publish): a clean build, so no file of an older build ships.

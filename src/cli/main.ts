@@ -22,5 +22,6 @@ const READ_ONLY: readonly Verb[] = [
 const VERSION_FLAGS = ['--version', '-V'];
 
 const argv = process.argv;
-if (verbOf(argv, READ_ONLY) !== undefined || (argv.length === 3 && VERSION_FLAGS.includes(argv[2]!))) await runProgram(argv, READ_ONLY);
-else await (await import('./verbs.js')).runEveryVerb(argv);
+const readOnly = verbOf(argv, READ_ONLY) !== undefined || (argv.length === 3 && VERSION_FLAGS.includes(argv[2]!));
+// Not awaited at the top level: in the bundle the lazy parts import the module this code is in, and would wait for it.
+void (readOnly ? runProgram(argv, READ_ONLY) : import('./verbs.js').then((all) => all.runEveryVerb(argv)));
