@@ -2,8 +2,9 @@
 /**
  * npm's lifecycle scripts for nightshift, by npm's own name for the event:
  * - prepare (a plain `npm install` in a clone, `npm link`, `npm install -g .`): builds dist/ with
- *   TypeScript, a devDependency. A global install from a folder runs it before installing any
- *   dependency, so tsc is missing there: that ends with what to do instead, not `tsc: not found`.
+ *   TypeScript, then bundles the CLI with rolldown (scripts/build-cli.mjs), both devDependencies.
+ *   A global install from a folder runs it before installing any dependency, so tsc is missing
+ *   there: that ends with what to do instead, not `tsc: not found`.
  * - prepack (npm pack, npm publish): a clean build, so no file of an older build ships.
  */
 import { spawnSync } from 'node:child_process';
@@ -53,8 +54,13 @@ function prepack() {
   return build(tsc);
 }
 
+/** npm run build's two steps: tsc, then the CLI's bundle (scripts/build-cli.mjs). */
 function build(tsc) {
-  return spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' }).status ?? 1;
+  for (const argv of [[tsc, '-p', join(root, 'tsconfig.json')], [join(root, 'scripts', 'build-cli.mjs')]]) {
+    const status = spawnSync(process.execPath, argv, { cwd: root, stdio: 'inherit' }).status ?? 1;
+    if (status !== 0) return status;
+  }
+  return 0;
 }
 
 function typescript() {

@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import type { WebRole } from '../people/types.js';
 import { InputError } from '../util/errors.js';
-import { issuesText } from './protocol.js';
+import { issuesText } from './wire.js';
 
 /** What a handler may do beyond returning its result: stream (attach, logs -f). */
 export interface CallContext {

@@ -1,12 +1,12 @@
 import { userInfo } from 'node:os';
 /** Shared by the verbs that talk to the daemon: --state, and calling it. */
 import type { Command } from 'commander';
-import { checkResult, type CommandRecord } from '../api/command.js';
-import { COMMAND_LIST, type CommandArgs, type CommandName, type CommandResult } from '../api/commands.js';
+import { checkReply } from '../api/check-reply.js';
+import type { CommandArgs, CommandName, CommandResult } from '../api/commands.js';
 import { call, type CallOptions } from '../daemon/client.js';
 import { STATE_HELP, stateDirFrom } from './common.js';
 import type { FleetDb } from '../fleet/db.js';
-import { parseBoardUrl } from '../fleet/names.js';
+import { parseBoardUrl } from '../fleet/board-url.js';
 
 /** Opens the fleet board for one call and closes it after. The PostgreSQL client is loaded only then: most calls go to a socket. */
 export async function withFleet<T>(url: string, fn: (db: FleetDb) => Promise<T>): Promise<T> {
@@ -42,8 +42,6 @@ export function stateDirOf(f: StateFlag): string {
   return stateDirFrom(f.state);
 }
 
-const TABLE: ReadonlyMap<string, CommandRecord> = new Map(COMMAND_LIST.map((c) => [c.name, c]));
-
 /**
  * Calls a daemon command by its name in the daemon's one command table
  * (src/api/commands.ts): arguments typed by its schema here, checked by
@@ -55,7 +53,7 @@ export async function callDaemon<K extends CommandName>(f: StateFlag, cmd: K, ar
   const reply = board
     ? await withFleet(board, async (db) => (await import('../fleet/route.js')).callFleet(db, cmd, args as Record<string, unknown>))
     : await call(stateDirOf(f), cmd, args as Record<string, unknown>, o);
-  return checkResult(TABLE.get(cmd)!, reply) as CommandResult<K>;
+  return checkReply(cmd, reply);
 }
 
 export function printJson(value: unknown): void {

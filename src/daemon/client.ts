@@ -2,8 +2,8 @@
 import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { InputError } from '../util/errors.js';
-import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from '../api/protocol.js';
-import { HANDOVER_MS, liveHandover, type Handover } from './handover.js';
+import { encode, LineDecoder, PROTOCOL_VERSION, type Message } from '../api/wire.js';
+import type { Handover } from './handover.js';
 import { daemonPaths } from './paths.js';
 import { stateDirProblem } from '../util/state-dir.js';
 
@@ -82,9 +82,11 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
       return await callOnce(stateDir, cmd, args, o);
     } catch (e) {
       if (!(e instanceof Unanswered)) throw e;
+      // Loaded only when no daemon answered: its marker's schema needs zod, which a call that is answered never loads.
+      const { HANDOVER_MS, liveHandover } = await import('./handover.js');
       const handover = liveHandover(runDir);
       if (handover) {
-        await waitForSuccessor(stateDir, handover);
+        await waitForSuccessor(stateDir, handover, HANDOVER_MS);
         continue;
       }
       // The next daemon serves its socket before it clears the marker: no marker now means look once more.
@@ -96,9 +98,9 @@ export async function call(stateDir: string, cmd: string, args: Record<string, u
 
 const POLL_MS = 50;
 
-async function waitForSuccessor(stateDir: string, h: Handover): Promise<void> {
+async function waitForSuccessor(stateDir: string, h: Handover, handoverMs: number): Promise<void> {
   if (Date.now() + POLL_MS > h.until) {
-    throw new InputError(`the daemon for ${stateDir} is being handed over (${h.by}, pid ${h.pid}) and no new daemon answered within ${HANDOVER_MS / 1000} s; see ${daemonPaths(stateDir).log}`);
+    throw new InputError(`the daemon for ${stateDir} is being handed over (${h.by}, pid ${h.pid}) and no new daemon answered within ${handoverMs / 1000} s; see ${daemonPaths(stateDir).log}`);
   }
   await new Promise((r) => setTimeout(r, POLL_MS));
 }

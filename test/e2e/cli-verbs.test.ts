@@ -1,17 +1,22 @@
 /**
  * The CLI loads only the verb it runs: a `board` that loaded xterm, node-pty,
- * fastify, pg and SQLite took 0.67 s before it did anything (0.23 s now). The
- * load is checked by the modules the process resolved, never by a clock.
+ * fastify, pg and SQLite took 0.67 s before it did anything; a read-only verb
+ * now runs from the build's bundle (scripts/build-cli.mjs) and loads no zod.
+ * The load is checked by the modules the process resolved, never by a clock.
+ * Needs `npm run build` (tsc alone leaves dist/src/cli/main.js unbundled).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { daemonPaths } from '../../src/daemon/paths.js';
 import { BIN, cleanup, ROOT, tempDir } from '../helpers/cli.js';
+import { testScopes } from '../helpers/daemon.js';
 
 const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 const VERBS = ['run', 'drill', 'rules', 'daemon', 'submit', 'board', 'show', 'answer', 'send', 'key', 'continue', 'attach', 'cancel', 'logs', 'prune', 'ack', 'shutdown', 'resume', 'stats', 'web', 'ptyhost', 'hosts'];
-/** What a call to the daemon must not load. It does load zod, for the command records' schemas (src/api/commands.ts). */
+/** What a call to the daemon must not load. */
 const HEAVY = ['node-pty', '@xterm/headless', 'fastify', 'pg', 'better-sqlite3'];
 
 interface Ran {
@@ -56,15 +61,15 @@ describe('nightshift loads the verb it runs, and only that', () => {
     const r = await nightshift(['board', '--state', tempDir()]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^nightshift: no daemon is running/);
-    expect(r.packages.has('commander')).toBe(true);
+    expect(r.ours).toContain('src/cli/main.js');
     for (const p of HEAVY) expect(r.packages.has(p), p).toBe(false);
   });
 
-  it('`board` and `cancel` load the command records, and none of the daemon\'s handlers or what they need', async () => {
+  it('`board` and `cancel` load none of the daemon\'s handlers or what they need', async () => {
     for (const args of [['board'], ['cancel', 'job']]) {
       const r = await nightshift([...args, '--state', tempDir()]);
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.ours, args[0]).toContain('src/api/commands.js');
+      expect(r.ours, args[0]).toContain('src/cli/main.js');
       const handlers = r.ours.filter((f) => /^src\/daemon\/(?:commands?\.js|commands\/|handlers\.js)/.test(f));
       expect(handlers, args[0]).toEqual([]);
       for (const p of ['chokidar', 'yaml', 'semver', 'pino']) expect(r.packages.has(p), `${args[0]}: ${p}`).toBe(false);
@@ -102,5 +107,66 @@ describe('nightshift loads the verb it runs, and only that', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--board "mysql:\/\/nope" must be a postgres:\/\/ URL/);
     expect(r.packages.has('pg')).toBe(false);
+  });
+});
+
+describe('a read-only verb answered by a daemon', () => {
+  const scope = testScopes();
+
+  it('`board`, `show` and `status` run from the bundle: no other file of ours, no zod, no commander from node_modules', async (ctx) => {
+    const d = await scope(ctx).daemon(scope(ctx).stateDir());
+    await d.submit('quick', ['true']);
+    for (const [args, out] of [[['board'], /^NAME +STATE/], [['show', 'quick'], /^quick \(/], [['status'], /^daemon: +running/]] as const) {
+      const r = await nightshift([...args, '--state', d.state]);
+      expect(r.code, `${args[0]}: ${r.err}`).toBe(0);
+      expect(r.out, args[0]).toMatch(out);
+      expect(r.ours.filter((f) => !/^src\/cli\/(?:main\.js|bundle\/)/.test(f)), `${args[0]}: run \`npm run build\`, not tsc alone`).toEqual([]);
+      for (const p of ['zod', 'commander']) expect(r.packages.has(p), `${args[0]}: ${p}`).toBe(false);
+    }
+  }, 30_000);
+});
+
+/** A socket where the daemon's would be, answering every request with `result`: a reply no daemon of this build sends. */
+async function fakeDaemon(result: unknown): Promise<{ state: string; server: Server }> {
+  const state = tempDir();
+  const { runDir, socket } = daemonPaths(state);
+  mkdirSync(runDir, { recursive: true, mode: 0o700 });
+  const server = createServer((conn) =>
+    conn.once('data', (line) => {
+      const { id } = JSON.parse(line.toString()) as { id: number };
+      conn.end(`${JSON.stringify({ v: 1, id, ok: true, result })}\n`);
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return { state, server };
+}
+
+describe('the reply check holds in the bundle', () => {
+  const job = { id: 'j1', name: 'fix', state: 'blocked', reason: { code: 'prompt' }, command: ['bash'], cwd: '/tmp', env: {}, policy: null, rules: null,
+    budgets: { wall_ms: null, tokens: null, no_progress_ms: null, steps: null }, priority: 0, after: [], resume_from: null, on_unanswered: null,
+    created: '2026-01-01T00:00:00.000Z', started: null, ended: null, last_activity: null, exit: null, paths: null, tokens_used: null };
+
+  it('a reply off its schema: exit 70, the command and the field named in zod\'s words', async () => {
+    const { state, server } = await fakeDaemon({ jobs: [{ ...job, state: 'sleeping' }] });
+    try {
+      const r = await nightshift(['board', '--state', state]);
+      expect(r.code).toBe(70);
+      expect(r.err).toMatch(/^nightshift: the daemon's reply to "board" does not match its result schema \(jobs\.0\.state: /);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a reply that matches is printed as sent: keys in its order, a key the schema does not name kept', async () => {
+    const reply = { jobs: [{ later: true, ...job }] };
+    const { state, server } = await fakeDaemon(reply);
+    try {
+      const r = await nightshift(['board', '--json', '--state', state]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toBe(`${JSON.stringify(reply)}\n`);
+      expect(r.packages.has('zod')).toBe(false);
+    } finally {
+      server.close();
+    }
   });
 });
