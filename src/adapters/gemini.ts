@@ -130,13 +130,14 @@ function resultText(tc: Record<string, unknown>): string {
 
 /**
  * run_shell_command reports `Command: …\nDirectory: …\nOutput: …\nError: …\nExit Code: N\n…`
- * (with pids that change every run): keep the output, error and exit code.
+ * (with pids that change every run): keep the output, error and exit code. 0.61 drops the
+ * Command line and wraps the rest in <untrusted_context>: an Output section marks it as well.
  */
 const NEXT_SECTION = '^(?:Command|Directory|Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ';
 
 export function shellParts(output: string): { body: string; exitCode?: number } {
   const exit = /^Exit Code: (-?\d+)/m.exec(output);
-  if (!exit || !/^Command: /m.test(output)) return { body: output };
+  if (!exit || !/^(?:Command|Output): /m.test(output)) return { body: output };
   const section = (name: string) => new RegExp(`^${name}: ([\\s\\S]*?)(?=${NEXT_SECTION}|(?![\\s\\S]))`, 'm').exec(output)?.[1]?.trim() ?? '';
   const parts = [section('Output'), section('Error')].filter((p) => p !== '' && p !== '(empty)' && p !== '(none)');
   return { body: parts.join('\n'), exitCode: Number(exit[1]) };

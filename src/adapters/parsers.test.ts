@@ -207,6 +207,13 @@ describe('Gemini chat (hand-written from gemini-cli source)', () => {
     expect(shellParts(out)).toEqual({ body: 'a\nb: c', exitCode: 0 });
     expect(shellParts('plain text')).toEqual({ body: 'plain text' });
   });
+
+  it('shell output of 0.61: no Command line, the output wrapped in <untrusted_context>; a failing test is still a failure', () => {
+    const out = '<untrusted_context>\nOutput: > test\n> node test.js\n\nFAIL word count: expected 5, got 3\nExit Code: 1\nSignal: (none)\n</untrusted_context>';
+    expect(shellParts(out)).toMatchObject({ exitCode: 1, body: expect.stringContaining('FAIL word count: expected 5, got 3') });
+    // A tool's own text that happens to hold an exit code line is not a shell report.
+    expect(shellParts('notes:\nExit Code: 3 is what the build returns')).toEqual({ body: 'notes:\nExit Code: 3 is what the build returns' });
+  });
 });
 
 describe('generic event file', () => {
