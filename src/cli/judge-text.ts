@@ -1,5 +1,5 @@
 /** `nightshift judge`'s report for a person: per transcript its verdicts, then a summary line. */
-import type { JudgedVerdict, Judgement, JudgeSummary, SideSummary, Tally, TranscriptReport } from '../agents/judge.js';
+import type { JudgedVerdict, Judgement, JudgeSummary, SideSummary, Tally, TranscriptReport } from '../drill/judge.js';
 
 export function formatTranscript(r: TranscriptReport): string {
   const head = `${r.path} (${r.format}, profile ${r.profile}${r.compare ? ` compared with ${r.compare.profile}` : ''})`;
@@ -14,7 +14,7 @@ const at = (step: number) => `step ${String(step).padStart(4)}`;
 const ids = (v: JudgedVerdict) => v.evidence.join(' ');
 
 function verdictRow(v: JudgedVerdict, first: Judgement['first_stop']): string {
-  const stop = first && first.step === v.step && first.probe === v.probe && v.response === first.response;
+  const stop = first && !v.after_stop && first.step === v.step && first.probe === v.probe && v.response === first.response;
   const mark = stop ? '  ← a live job stops here' : v.after_stop ? '  (after a stop)' : '';
   return `  ${at(v.step)}  ${v.probe.padEnd(19)} ${v.response.padEnd(8)} ${v.message}${mark}\n             evidence ${ids(v)}`;
 }

@@ -4,7 +4,7 @@
  * monitor a live job uses (src/agents/judge.ts). No daemon.
  */
 import type { Command } from 'commander';
-import { judgeTranscript, summarise, type TranscriptReport } from '../agents/judge.js';
+import { judgeTranscript, summarise, type TranscriptReport } from '../drill/judge.js';
 import { loadProbeConfig, type ProbeConfig } from '../probes/profiles-file.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { parseTranscriptFormat, readTranscript, transcriptFiles, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../adapters/stored.js';

@@ -13,7 +13,7 @@
 import type { AgentEvent, AgentKind } from '../core/agent-events.js';
 import type { ProbeProfile, Severity } from '../probes/index.js';
 import type { Verification } from '../probes/unverified-change.js';
-import { AgentMonitor, type ResponseKind } from './monitor.js';
+import { AgentMonitor, type ResponseKind } from '../agents/monitor.js';
 
 export const JUDGE_VERSION = 1;
 
