@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { AgentEvent, AgentKind } from '../core/agent-events.js';
+import type { AgentEvent, AgentKind, StoredTranscript } from '../core/agent-events.js';
 import { InputError } from '../util/errors.js';
 import { isClaudeStreamRecord, newClaudeStreamState, parseClaudeStreamLine } from './claude-stream.js';
 import { EVENT_KINDS, parseAgentEventLine } from './event-lines.js';
@@ -53,13 +53,8 @@ export function formatOfRecord(r: Record<string, unknown>): TranscriptFormat | n
   return null;
 }
 
-export interface StoredTranscript {
-  readonly path: string;
+export interface StoredTranscriptFile extends StoredTranscript {
   readonly format: TranscriptFormat;
-  readonly agent: AgentKind;
-  readonly events: readonly AgentEvent[];
-  /** Lines the parser could not read (`FILE:LINE: why`): the rest was judged, as a live job reads on past them. */
-  readonly problems: readonly string[];
 }
 
 /**
@@ -67,7 +62,7 @@ export interface StoredTranscript {
  * first record that tells. A file that is none is an InputError naming it
  * (and the first line that is not JSON, if that is why).
  */
-export async function readTranscript(path: string, format?: TranscriptFormat): Promise<StoredTranscript> {
+export async function readTranscript(path: string, format?: TranscriptFormat): Promise<StoredTranscriptFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -10,7 +10,7 @@
  * verdict `after_stop`. Git facts are not in a transcript: every turn's is
  * unknown (null), as for a job whose cwd is no repository.
  */
-import type { AgentEvent, AgentKind } from '../core/agent-events.js';
+import type { AgentEvent, AgentKind, StoredTranscript } from '../core/agent-events.js';
 import type { ProbeProfile, Severity } from '../probes/index.js';
 import type { Verification } from '../probes/unverified-change.js';
 import { AgentMonitor, type ResponseKind } from '../agents/monitor.js';
@@ -71,15 +71,6 @@ export function judgeEvents(events: readonly AgentEvent[], profile: ProbeProfile
   return { profile: profile.name, calls: stats.steps, tokens: stats.tokens, turns, verdicts, first_stop: firstStop, verification: monitor.verification() };
 }
 
-/** A stored transcript as judge sees it (src/adapters/stored.ts reads one). */
-export interface TranscriptInput {
-  readonly path: string;
-  readonly format: string;
-  readonly agent: AgentKind;
-  readonly events: readonly AgentEvent[];
-  readonly problems: readonly string[];
-}
-
 /** Counts of verdicts by probe and by response. */
 export interface Tally {
   readonly by_probe: Record<string, number>;
@@ -98,7 +89,7 @@ export interface TranscriptReport extends Judgement, Tally {
   readonly compare?: Judgement & Tally;
 }
 
-export function judgeTranscript(t: TranscriptInput, profile: ProbeProfile, compare?: ProbeProfile): TranscriptReport {
+export function judgeTranscript(t: StoredTranscript, profile: ProbeProfile, compare?: ProbeProfile): TranscriptReport {
   const j = judgeEvents(t.events, profile);
   const other = compare ? judgeEvents(t.events, compare) : undefined;
   return {
