@@ -140,7 +140,7 @@ function endTurn(s: ClaudeState, next: () => string): AgentEvent {
 }
 
 /** All prompt tokens (uncached, cache writes, cache reads) and output tokens of one API call. */
-function usageOf(u: unknown): { inputTokens: number; outputTokens: number } | undefined {
+export function usageOf(u: unknown): { inputTokens: number; outputTokens: number } | undefined {
   if (!isRecord(u)) return undefined;
   const n = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : 0);
   return {

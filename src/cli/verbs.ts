@@ -13,6 +13,7 @@ import { runProgram, type Verb } from './program.js';
 const VERBS: readonly Verb[] = [
   ['run', async () => (await import('./run.js')).registerRun],
   ['drill', async () => (await import('./drill.js')).registerDrill],
+  ['judge', async () => (await import('./judge.js')).registerJudge],
   ['rules', async () => (await import('./rules.js')).registerRules],
   ['daemon', async () => (await import('./daemon.js')).registerDaemon],
   ['submit', async () => (await import('./submit.js')).registerSubmit],

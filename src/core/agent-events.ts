@@ -34,3 +34,14 @@ export type AgentKind = 'claude' | 'codex' | 'gemini' | 'generic';
 
 /** What a tool does, for progress and verification probes (from rules/probes.yaml). */
 export type ToolRole = 'write' | 'read' | 'test' | 'list' | 'poll' | 'shell' | 'other';
+
+/** A stored transcript read whole (src/adapters/stored.ts), as `nightshift judge` re-judges it. */
+export interface StoredTranscript {
+  readonly path: string;
+  /** The format it was read as (adapters' TranscriptFormat). */
+  readonly format: string;
+  readonly agent: AgentKind;
+  readonly events: readonly AgentEvent[];
+  /** Lines the parser could not read (`FILE:LINE: why`): the rest was judged, as a live job reads on past them. */
+  readonly problems: readonly string[];
+}
