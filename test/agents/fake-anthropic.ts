@@ -19,9 +19,14 @@
 import type { ServerResponse } from 'node:http';
 import { json, pieces, serveFake, type RawRequest } from './fake-http.js';
 
-/** `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once). */
+/**
+ * `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once).
+ * `use`: any tool of the CLI (Read, Edit, Grep …) with its input; `say`: the text a real model
+ * writes before its call, streamed as a first block of the same message.
+ */
 export type ScriptStep =
-  | { tool: 'Bash'; command: string; description?: string; delayMs?: number }
+  | { tool: 'Bash'; command: string; description?: string; delayMs?: number; say?: string }
+  | { use: string; input: Record<string, unknown>; delayMs?: number; say?: string }
   | { text: string; delayMs?: number };
 
 export interface RecordedRequest {
@@ -139,19 +144,11 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
   function reply(res: ServerResponse, model: string, stream: boolean, step: ScriptStep): void {
     const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const id = nextId('msg');
-    const block =
-      'tool' in step
-        ? {
-            type: 'tool_use',
-            id: nextId('toolu'),
-            name: step.tool,
-            input: { command: step.command, description: step.description ?? 'Run the requested command' },
-          }
-        : { type: 'text', text: step.text };
-    const stopReason = 'tool' in step ? 'tool_use' : 'end_turn';
+    const blocks = contentOf(step, () => nextId('toolu'));
+    const stopReason = 'text' in step ? 'end_turn' : 'tool_use';
     if (!stream) {
       json(res, 200, {
-        id, type: 'message', role: 'assistant', model, content: [block],
+        id, type: 'message', role: 'assistant', model, content: blocks,
         stop_reason: stopReason, stop_sequence: null, usage,
       });
       return;
@@ -168,20 +165,20 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
       message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
         usage: { ...usage, output_tokens: 1 } },
     });
-    if (block.type === 'tool_use') {
-      const b = block as { type: 'tool_use'; id: string; name: string; input: object };
-      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-      for (const piece of pieces(JSON.stringify(b.input), 3)) {
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } });
+    blocks.forEach((block, index) => {
+      if (block.type === 'tool_use') {
+        send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+        for (const piece of pieces(JSON.stringify(block.input), 3)) {
+          send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+        }
+      } else {
+        send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        for (const piece of pieces(block.text, 2)) {
+          send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        }
       }
-    } else {
-      const text = (block as { text: string }).text;
-      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-      for (const piece of pieces(text, 2)) {
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
-      }
-    }
-    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+      send('content_block_stop', { type: 'content_block_stop', index });
+    });
     send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
     send('message_stop', { type: 'message_stop' });
     res.end();
@@ -196,6 +193,18 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
     },
     close: server.close,
   };
+}
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** The content blocks of a step's message: its narration (if any), then its tool call; or its text. */
+function contentOf(step: ScriptStep, toolId: () => string): Block[] {
+  if ('text' in step) return [{ type: 'text', text: step.text }];
+  const call: Block =
+    'use' in step
+      ? { type: 'tool_use', id: toolId(), name: step.use, input: step.input }
+      : { type: 'tool_use', id: toolId(), name: step.tool, input: { command: step.command, description: step.description ?? 'Run the requested command' } };
+  return step.say ? [{ type: 'text', text: step.say }, call] : [call];
 }
 
 /** The answer to a request without tools: a session title as JSON, which Claude Code asks for. */
