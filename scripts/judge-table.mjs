@@ -32,16 +32,16 @@ const { PROBE_NAMES } = await import(pathToFileURL(join(out, 'src', 'probes', 'i
 
 const profile = (await loadProbeConfig(join(root, 'rules', 'probes.yaml'))).profile(values.profile);
 const dir = join(root, 'test', 'fixtures', 'judge');
-const runs = set.loadLabels(dir).map((run) => ({ run, r: set.replay(run, profile, dir) }));
+const runs = await Promise.all(set.loadLabels(dir).map(async (run) => ({ run, r: await set.replay(run, profile, dir) })));
 const healthy = runs.filter((x) => x.run.label === 'healthy');
 const stuck = runs.filter((x) => x.run.label === 'stuck');
 
 const rows = [];
 for (const probe of PROBE_NAMES) {
-  const alarms = healthy.filter(({ r }) => r.responses.some((x) => x.verdict.probe === probe && set.INTRUSIVE.has(x.kind))).length;
+  const alarms = healthy.filter(({ r }) => r.responses.some((x) => x.probe === probe && set.INTRUSIVE.has(x.kind))).length;
   const wanted = stuck.filter(({ run }) => run.should.includes(probe));
-  const caught = wanted.filter(({ run, r }) => r.responses.some((x) => x.verdict.probe === probe && x.step <= (run.byStep ?? Infinity))).length;
-  const fired = stuck.filter(({ r }) => r.responses.some((x) => x.verdict.probe === probe)).length;
+  const caught = wanted.filter(({ run, r }) => r.responses.some((x) => x.probe === probe && x.step <= (run.byStep ?? Infinity))).length;
+  const fired = stuck.filter(({ r }) => r.responses.some((x) => x.probe === probe)).length;
   rows.push(`| ${probe} | ${alarms} of ${healthy.length} | ${wanted.length ? `${caught} of ${wanted.length}` : '–'} | ${fired} |`);
 }
 const ok = (label) => runs.filter(({ run, r }) => run.label === label && set.judged(run, r).ok).length;

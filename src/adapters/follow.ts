@@ -117,6 +117,8 @@ export class TranscriptFollower implements ToolEventSource {
       this.wake?.();
       await this.found;
       await this.tail?.close();
+      // The job is over: a format with no end-of-turn marker owes its last turn's end.
+      if (this.tail && this.state !== undefined) for (const e of this.adapter.finish?.(this.state) ?? []) this.emit(e);
       this.closed = true;
     })();
     return this.closing;

@@ -13,7 +13,8 @@
  * Limits of the format: tool calls are recorded when they finish, so a call's
  * start and result arrive together, and a call waiting for permission is not
  * in the file yet; there is no end-of-turn marker, so a turn ends (with the
- * last text as its answer) when the next prompt arrives. Written from the
+ * last text as its answer) when the next prompt arrives, or when the log is
+ * over (finishGemini). Written from the
  * public source of gemini-cli, not yet checked against a live run here.
  */
 import { createHash } from 'node:crypto';
@@ -53,6 +54,13 @@ export function parseGeminiLine(line: string, lineNo: number, s: GeminiState): P
   if (r.type === 'user') return userMessage(r, r.id, s, next);
   if (r.type === 'gemini') return geminiMessage(r, r.id, s, next);
   return [];
+}
+
+/** No end-of-turn marker: once the log is over (the process gone), its last turn has ended with its last text. */
+export function finishGemini(s: GeminiState): AgentEvent[] {
+  if (!s.inTurn) return [];
+  s.inTurn = false;
+  return [{ kind: 'turn-end', id: `${s.source}:end`, t: s.t, finalText: s.lastText }];
 }
 
 function userMessage(r: Record<string, unknown>, id: string, s: GeminiState, next: () => string): AgentEvent[] {
@@ -195,4 +203,5 @@ export const geminiAdapter: AgentAdapter<GeminiState> = {
   root: (job) => join(geminiDir(job), 'tmp'),
   newState: newGeminiState,
   parse: parseGeminiLine,
+  finish: finishGemini,
 };

@@ -202,6 +202,14 @@ describe('Gemini chat (hand-written from gemini-cli source)', () => {
     ]);
   });
 
+  it('the log over (the process gone, or a stored file read to its end): its last turn ends with its last text, once', () => {
+    const adapter = adapterFor('gemini');
+    const state = adapter.newState('g.jsonl');
+    readFileSync(FIXTURES + 'gemini-handwritten.jsonl', 'utf8').split('\n').forEach((line, i) => adapter.parse(line, i + 1, state));
+    expect(adapter.finish?.(state)).toEqual([{ kind: 'turn-end', id: 'g.jsonl:end', t: expect.any(Number), finalText: '' }]);
+    expect(adapter.finish?.(state)).toEqual([]);
+  });
+
   it('shell output: keeps output and error, drops the pids', () => {
     const out = 'Command: ls\nDirectory: (root)\nOutput: a\nb: c\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: 123\nProcess Group PGID: 456';
     expect(shellParts(out)).toEqual({ body: 'a\nb: c', exitCode: 0 });

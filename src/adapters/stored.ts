@@ -20,11 +20,12 @@ interface FormatParser {
   readonly agent: AgentKind;
   newState(source: string): unknown;
   parse(line: string, lineNo: number, state: unknown): ParseResult;
+  finish?(state: unknown): AgentEvent[];
 }
 
 const viaAdapter = (agent: AgentKind): FormatParser => {
   const a = adapterFor(agent);
-  return { agent, newState: (s) => a.newState(s), parse: (l, n, s) => a.parse(l, n, s) };
+  return { agent, newState: (s) => a.newState(s), parse: (l, n, s) => a.parse(l, n, s), finish: (s) => a.finish?.(s) ?? [] };
 };
 
 const PARSERS: Readonly<Record<TranscriptFormat, FormatParser>> = {
@@ -80,6 +81,7 @@ export async function readTranscript(path: string, format?: TranscriptFormat): P
     if (Array.isArray(out)) events.push(...out);
     else problems.push(`${path}:${i + 1}: ${out.error}`);
   });
+  events.push(...(parser.finish?.(state) ?? []));
   return { path, format: chosen, agent: parser.agent, events, problems };
 }
 

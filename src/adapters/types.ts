@@ -45,6 +45,12 @@ export interface AgentAdapter<S = unknown> {
   newState(source: string): S;
   /** One line (without its newline); lineNo counts from 1. Never throws. */
   parse(line: string, lineNo: number, state: S): ParseResult;
+  /**
+   * The transcript ends here: the agent's process is gone, or a stored file
+   * was read to its end. A format with no end-of-turn marker owes the end of
+   * its last turn, or nothing would judge the agent's final answer.
+   */
+  finish?(state: S): AgentEvent[];
 }
 
 const KINDS: readonly AgentKind[] = ['claude', 'codex', 'gemini', 'generic'];

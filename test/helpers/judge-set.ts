@@ -1,17 +1,18 @@
 /**
  * The labelled set of real runs (test/fixtures/judge/): its labels, and each
- * run replayed as a live job would see it — the adapter's parser line by
- * line, every event fed to the AgentMonitor with the profile, one event at a
- * time (no git facts: a stored transcript has none). Shared by
+ * run judged as `nightshift judge` judges it (src/drill/judge.ts: the format's
+ * parser, every event fed to the AgentMonitor with the profile, one at a
+ * time, no git facts: a stored transcript has none). Shared by
  * test/unit/judge-fixtures.test.ts and scripts/judge-table.mjs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { adapterFor } from '../../src/adapters/index.js';
-import { AgentMonitor, type MonitorResponse, type ResponseKind } from '../../src/agents/monitor.js';
-import type { AgentEvent, AgentKind } from '../../src/core/agent-events.js';
+import { readTranscript } from '../../src/adapters/stored.js';
+import type { ResponseKind } from '../../src/agents/monitor.js';
+import type { AgentKind } from '../../src/core/agent-events.js';
+import { judgeEvents } from '../../src/drill/judge.js';
 import type { ProbeProfile } from '../../src/probes/types.js';
 
 export const JUDGE_SET = fileURLToPath(new URL('../fixtures/judge/', import.meta.url));
@@ -58,35 +59,28 @@ export interface Replay {
   readonly responses: readonly Answered[];
 }
 
-/** A response and the tool calls made when it came. */
-export interface Answered extends MonitorResponse {
+/** A response, its probe, and the tool calls made when it came. */
+export interface Answered {
+  readonly probe: string;
+  readonly kind: ResponseKind;
   readonly step: number;
 }
 
-/** A run fed event by event through the monitor, as a live job with `profile`. */
-export function replay(run: Pick<LabelledRun, 'file' | 'agent'>, profile: ProbeProfile, dir = JUDGE_SET): Replay {
-  const adapter = adapterFor(run.agent);
-  const state = adapter.newState(run.file.split('/').pop()!);
-  const monitor = new AgentMonitor(profile);
-  const parseErrors: string[] = [];
-  const responses: Answered[] = [];
-  let events = 0;
-  readFileSync(join(dir, run.file), 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      const r = adapter.parse(line, i + 1, state);
-      if (!Array.isArray(r)) return void parseErrors.push(`${i + 1}: ${r.error}`);
-      for (const e of r as AgentEvent[]) {
-        events++;
-        for (const x of monitor.observe(e, { gitChanged: null })) responses.push({ ...x, step: monitor.stats.steps });
-      }
-    });
-  return { events, steps: monitor.stats.steps, parseErrors, responses };
+/** A run judged exactly as `nightshift judge` does: its format detected, every event through the monitor with `profile`. */
+export async function replay(run: Pick<LabelledRun, 'file'>, profile: ProbeProfile, dir = JUDGE_SET): Promise<Replay> {
+  const t = await readTranscript(join(dir, run.file));
+  const j = judgeEvents(t.events, profile);
+  return {
+    events: t.events.length,
+    steps: j.calls,
+    parseErrors: t.problems,
+    responses: j.verdicts.map((v) => ({ probe: v.probe, kind: v.response, step: v.step })),
+  };
 }
 
 /** Whether a run got what its label says: a healthy one nothing intrusive, a stuck one a verdict of one of its probes. */
 export function judged(run: LabelledRun, r: Replay): { ok: boolean; fired: string[] } {
-  const fired = [...new Set(r.responses.map((x) => `${x.verdict.probe}:${x.kind}@${x.step}`))];
+  const fired = [...new Set(r.responses.map((x) => `${x.probe}:${x.kind}@${x.step}`))];
   if (run.label === 'healthy') return { ok: !r.responses.some((x) => INTRUSIVE.has(x.kind)), fired };
-  return { ok: r.responses.some((x) => run.should.includes(x.verdict.probe) && x.step <= (run.byStep ?? Infinity)), fired };
+  return { ok: r.responses.some((x) => run.should.includes(x.probe) && x.step <= (run.byStep ?? Infinity)), fired };
 }

@@ -22,8 +22,8 @@ describe('the judge fixture set', () => {
     }
   });
 
-  it.each(labels.map((l) => [l.file, l] as const))('%s', (_file, run) => {
-    const r = replay(run, profile);
+  it.each(labels.map((l) => [l.file, l] as const))('%s', async (_file, run) => {
+    const r = await replay(run, profile);
     expect(r.parseErrors).toEqual([]);
     expect(r.events).toBeGreaterThan(0);
     const { ok, fired } = judged(run, r);
