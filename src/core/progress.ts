@@ -24,6 +24,8 @@ export class Progress {
   agentWorkedAt = -Infinity;
   /** The next screen is a redraw for a new watcher (resume), not news. */
   private redrawn = false;
+  /** The last progress the board knew when this watcher took over; reported, never decided on. */
+  private known = -Infinity;
 
   start(now: number): void {
     this.startedAt = now;
@@ -33,12 +35,16 @@ export class Progress {
   }
 
   /**
-   * Takes over a job another daemon watched, whose last progress was at
-   * `t`: its first screen here is the same screen redrawn for a new
-   * watcher, not news, so it does not count as progress.
+   * Takes over, at `now`, a job another daemon watched, whose last progress
+   * was at `known`. Decisions count from `now`: what happened while no
+   * daemon watched (output the host kept, a flood that ended) is unknown,
+   * so no quiet or hang is declared sooner than one threshold after the
+   * takeover. The progress reported (ACTIVE) stays `known` until something
+   * new happens: the first screen is the same screen redrawn, not news.
    */
-  resume(t: number): void {
-    this.start(t);
+  resume(known: number, now: number): void {
+    this.start(now);
+    this.known = known;
     this.redrawn = true;
   }
 
@@ -82,6 +88,14 @@ export class Progress {
   lastProgress(): number {
     const proc = this.procBusy ? Infinity : this.procIdleSince;
     return Math.max(this.startedAt, this.lastNewScreen, this.tools.lastEventAt ?? -Infinity, proc, this.agentWorkedAt);
+  }
+
+  /** The last sign of progress as a person reads it (ACTIVE): across a takeover, the one known then, until something new. */
+  reportedProgress(): number {
+    if (this.known === -Infinity) return this.lastProgress();
+    if (this.procBusy) return Infinity;
+    const since = (t: number) => (t > this.startedAt ? t : -Infinity);
+    return Math.max(this.known, since(this.lastNewScreen), since(this.procIdleSince), this.tools.lastEventAt ?? -Infinity, this.agentWorkedAt);
   }
 
   /** A screen that kept changing through old states since it last showed a new one: a retry loop, a spinner on a stuck step. */

@@ -73,6 +73,8 @@ export class Watchdog {
       toolsInFlight: this.progress.tools.inFlight,
       procBusy: this.progress.procBusy,
       lastProgress: this.progress.lastProgress(),
+      /** What the board shows as ACTIVE: across a takeover, the progress known then. */
+      reportedProgress: this.progress.reportedProgress(),
       promptCandidate: c ? { rule: c.match.rule.id, since: c.since } : null,
     };
   }
@@ -91,7 +93,7 @@ export class Watchdog {
    */
   resume(r: ResumePoint): void {
     const now = this.clock.now();
-    this.progress.resume(Math.min(r.lastProgress ?? now, now));
+    this.progress.resume(Math.min(r.lastProgress ?? now, now), now);
     this.v.resume(r, Math.min(r.since, now));
   }
 

@@ -64,7 +64,7 @@ export class JobBudgets {
     const status = this.job.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
     const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
-    this.out.progress(progress);
+    this.out.progress(Number.isFinite(status.reportedProgress) ? status.reportedProgress : now);
     if (b.no_progress_ms !== null && now - progress >= b.no_progress_ms) {
       return this.trip('budget:no-progress', `no progress for ${Math.round((now - progress) / 1000)}s`);
     }
