@@ -156,7 +156,7 @@ export class PageSink implements JobSink {
   /** Once per job (the ceiling's, once per block): a warning blocks nothing, so it is no episode and not urgent. */
   private pageWarning(w: JobWarning): void {
     const key = w.code === 'unanswered-soon' ? `${this.id}:${this.episode}:${w.code}` : `${this.id}:${w.code}`;
-    this.deps.pager.page({ ...this.pageBase(), key, kind: 'other', reason: w.code, prompt: `${this.record.name}: ${w.message}`, urgent: false }, this.deps.redact);
+    this.deps.pager.page({ ...this.pageBase(), key, kind: 'other', reason: w.code, prompt: w.message, urgent: false }, this.deps.redact);
   }
 
   private pageBase(): PageBase {

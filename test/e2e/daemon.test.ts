@@ -632,7 +632,8 @@ describe('daemon: budgets', () => {
 
     const wall = await d.waitState('wall', 'done', undefined, SOON);
     expect(wall.reason.code).toBe('budget:wall');
-    expect(wall.budgets).toEqual({ wall_ms: 2_000, tokens: null, no_progress_ms: null, steps: null });
+    // blocked_ms: the daemon's default ceiling on waiting, recorded with the job.
+    expect(wall.budgets).toEqual({ wall_ms: 2_000, tokens: null, no_progress_ms: null, steps: null, blocked_ms: 7_200_000 });
     const took = ms(wall.ended) - ms(wall.started);
     expect(took).toBeGreaterThanOrEqual(2_000);
     expect(took).toBeLessThanOrEqual(5_000);
