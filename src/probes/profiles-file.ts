@@ -56,7 +56,9 @@ const probeFile = z
         except: z.array(regex).default([]),
       })
       .strict(),
-    claims: z.object({ patterns: z.array(regex).min(1), negations: z.array(regex).default([]) }).strict(),
+    claims: z
+      .object({ patterns: z.array(regex).min(1), checks: z.array(regex).default([]), passed: regex.optional(), negations: z.array(regex).default([]) })
+      .strict(),
   })
   .strict();
 
@@ -158,7 +160,12 @@ function compileRules(src: YamlSource, d: ProbeFile): ProbeRules {
       chinese: list(['announce', 'chinese'], d.announce.chinese),
       except: list(['announce', 'except'], d.announce.except),
     },
-    claims: { patterns: list(['claims', 'patterns'], d.claims.patterns), negations: list(['claims', 'negations'], d.claims.negations) },
+    claims: {
+      patterns: list(['claims', 'patterns'], d.claims.patterns),
+      checks: list(['claims', 'checks'], d.claims.checks),
+      passed: d.claims.passed === undefined ? null : compileRegex(src, ['claims', 'passed'], d.claims.passed, 'i'),
+      negations: list(['claims', 'negations'], d.claims.negations),
+    },
   };
 }
 

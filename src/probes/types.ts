@@ -70,6 +70,10 @@ export interface AnnounceRules {
 export interface ClaimRules {
   /** A sentence claiming the work is done. */
   readonly patterns: readonly RegExp[];
+  /** A sentence saying a check (tests, build, linter) ran. */
+  readonly checks: readonly RegExp[];
+  /** A check sentence that says the check passed. */
+  readonly passed: RegExp | null;
   /** A claim sentence that also matches one of these is not a claim ("not fixed yet"). */
   readonly negations: readonly RegExp[];
 }
