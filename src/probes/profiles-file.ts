@@ -52,6 +52,7 @@ const probeFile = z
         max_chars: count(1).default(400),
         trailing_colon: z.boolean().default(true),
         english: z.array(regex).default([]),
+        after_tools: z.array(regex).default([]),
         chinese: z.array(regex).default([]),
         except: z.array(regex).default([]),
       })
@@ -157,6 +158,7 @@ function compileRules(src: YamlSource, d: ProbeFile): ProbeRules {
       maxChars: d.announce.max_chars,
       trailingColon: d.announce.trailing_colon,
       english: list(['announce', 'english'], d.announce.english),
+      afterTools: list(['announce', 'after_tools'], d.announce.after_tools),
       chinese: list(['announce', 'chinese'], d.announce.chinese),
       except: list(['announce', 'except'], d.announce.except),
     },
