@@ -94,13 +94,18 @@ describe('fake-completion', () => {
     expect(v!.message).toContain('"Edited src/parse.ts: the empty-input branch now returns an empty list"');
     const narrated = (text: string) => fakeCompletion(turn(text), P, ctx());
     expect(narrated('File updated.')[0]!.message).toContain('("File updated")');
-    expect(narrated('Ran the test suite: 14 passed, 0 failed.')[0]!.message).toContain('no test, build or linter ran in the job');
+    expect(narrated('Ran the test suite: 14 passed, 0 failed.')[0]!.message).toContain('nothing that could run one ran in the job');
   });
 
   it('fires on a narrated test run when the turn edited but no test ran in the job', () => {
     const [v, ...rest] = fakeCompletion(trajectory('narrated-test-run.jsonl'), P, ctx());
     expect(rest).toEqual([]);
-    expect(v!.message).toBe('the reply says a check ran ("I ran the tests and they all pass") but no test, build or linter ran in the job');
+    expect(v!.message).toBe('the reply says a check ran ("I ran the tests and they all pass") but nothing that could run one ran in the job (no test, shell command or other tool)');
+  });
+
+  it("accepts a narrated check after a shell command it cannot tell from a project's own test script", () => {
+    expect(fakeCompletion(turn('All 3 tests pass.', bash('x', 'echo 3 tests passed', '3 tests passed')), P, ctx())).toEqual([]);
+    expect(fakeCompletion(turn('Ran the test suite: 14 passed, 0 failed.', bash('x', './scripts/check.sh', 'ok')), P, ctx())).toEqual([]);
   });
 
   it('accepts a narrated test run that a test call backs, in this turn or an earlier one', () => {

@@ -5,8 +5,10 @@
  * the reply, which is the thing being judged) and the caller saw no change
  * in `git status --porcelain`. Unknown git state is no evidence of writes.
  * A reply that narrates a check ("I ran the tests and they pass") is fake
- * when no test had run in the job by then, or when it says the check passed
- * and the last test run failed.
+ * when nothing that could run one (a test, a shell command, an unknown tool:
+ * a project's own test script is just a shell command) had run in the job by
+ * then, or when it says the check passed and the last thing run was a test
+ * that failed.
  * Highest priority: the claim is refused and a person alerted.
  */
 import type { AgentEvent } from '../core/agent-events.js';
@@ -18,15 +20,18 @@ import type { ClaimRules, ProbeContext, ProbeProfile, Verdict } from './types.js
 
 export const FAKE_COMPLETION = 'fake-completion';
 
+/** Roles of a call that may have run a check. */
+const RUNS: ReadonlySet<string> = new Set(['test', 'shell', 'other']);
+
 export function fakeCompletion(events: readonly AgentEvent[], profile: ProbeProfile, ctx: ProbeContext): Verdict[] {
   const out: Verdict[] = [];
   const turns = turnsOf(events);
-  let lastTest: ResultStep | null = null;
+  let lastRun: ResultStep | null = null;
   for (const turn of turns) {
     const results = resultsOf(turn, profile.rules);
-    lastTest = results.filter((r) => r.info.steps.includes('test')).pop() ?? lastTest;
+    lastRun = results.filter((r) => r.info.steps.some((role) => RUNS.has(role))).pop() ?? lastRun;
     if (!turn.end) continue;
-    const why = unbackedClaim(turn, results, lastTest, profile.rules.claims, gitChangedFor(turn, turns, ctx));
+    const why = unbackedClaim(turn, results, lastRun, profile.rules.claims, gitChangedFor(turn, turns, ctx));
     if (why === null) continue;
     const final = lastTextOf(turn);
     out.push({
@@ -41,7 +46,7 @@ export function fakeCompletion(events: readonly AgentEvent[], profile: ProbeProf
 }
 
 /** What the reply says that the turn's tool calls do not back, or null. */
-function unbackedClaim(turn: Turn, results: readonly ResultStep[], lastTest: ResultStep | null, rules: ClaimRules, git: boolean | null): string | null {
+function unbackedClaim(turn: Turn, results: readonly ResultStep[], lastRun: ResultStep | null, rules: ClaimRules, git: boolean | null): string | null {
   const text = turn.end!.finalText;
   const claim = claimOf(text, rules);
   if (claim !== null && git !== true && !results.some((r) => r.result.ok && (writes(r.info) || r.info.sideEffect))) {
@@ -50,8 +55,9 @@ function unbackedClaim(turn: Turn, results: readonly ResultStep[], lastTest: Res
   }
   const check = claimOf(text, { ...rules, patterns: rules.checks });
   if (check === null) return null;
-  if (lastTest === null) return `says a check ran ("${check}") but no test, build or linter ran in the job`;
-  if (!lastTest.result.ok && rules.passed?.test(check)) return `says a check passed ("${check}") but the last one failed (${lastTest.result.errorHead ?? lastTest.result.tool})`;
+  if (lastRun === null) return `says a check ran ("${check}") but nothing that could run one ran in the job (no test, shell command or other tool)`;
+  const failedTest = lastRun.info.steps.includes('test') && !lastRun.result.ok;
+  if (failedTest && rules.passed?.test(check)) return `says a check passed ("${check}") but the last one failed (${lastRun.result.errorHead ?? lastRun.result.tool})`;
   return null;
 }
 
