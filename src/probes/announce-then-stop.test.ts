@@ -73,4 +73,38 @@ describe('announce-then-stop', () => {
     expect(announceThenStop(followed, P, ctx())).toEqual([]);
     expect(announceThenStop([ev.start('s'), ...work, ev.text('t', 'Let me check the schema.')], P, ctx())).toEqual([]);
   });
+
+  it('reads the whole closing paragraph: an announcement followed by other sentences still stops', () => {
+    const [v, ...rest] = announceThenStop(trajectory('announce-midparagraph.jsonl'), P, ctx());
+    expect(rest).toEqual([]);
+    expect(v).toMatchObject({ turn: 'm01', evidence: ['m06', 'm07'] });
+    expect(v!.message).toContain('"Let me try to run the program one more time with the debug flag"');
+    expect(fires('Let me rerun the build. It failed on the first try because of the cache.', false)).toBe(true);
+  });
+
+  it('reads only the closing paragraph: an announcement the agent went on past is not read', () => {
+    expect(fires('Let me check the schema.\n\nThe schema has the column; the tests pass and the docs are updated.')).toBe(false);
+    expect(fires('The schema has the column.\n\nLet me check the migration next. It should add the index.')).toBe(true);
+  });
+
+  it('does not excuse an announced step made conditional on the agent\'s own check', () => {
+    const [v] = announceThenStop(trajectory('announce-conditional.jsonl'), P, ctx());
+    expect(v!.message).toContain('(announces an action in the middle of work): "We should review the changes"');
+    expect(fires('If everything looks good, we can submit.')).toBe(true);
+    expect(fires('Once the build passes, I will commit the change.')).toBe(true);
+  });
+
+  it('keeps the softer English to turns that called a tool', () => {
+    for (const text of ['We should review the changes before the release.', 'If everything looks good, we can submit.']) expect(fires(text, false), text).toBe(false);
+    expect(fires('We should upgrade to React 18.')).toBe(false);
+  });
+
+  it.each([
+    'If needed, I can add a retry as well.',
+    'When you are ready, I can open the pull request.',
+    'Fixed it. Let me know if you want me to also update the docs.',
+    'If that is fine, I can commit the change.',
+  ])('still excuses courtesy and offers to the user: %j', (text) => {
+    expect(fires(text)).toBe(false);
+  });
 });

@@ -1,26 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { LABELS } from '../../test/fixtures/trajectories/labels.js';
 import { config, ctx, defaultProfile as P, trajectory, trajectoryNames } from '../../test/fixtures/trajectories/load.js';
 import { PROBE_NAMES, runProbes, verdictKey } from './index.js';
 
 /** Which probes fire on each fixture (profile default, git state unknown). */
-const EXPECTED: Record<string, string[]> = {
-  'clean-coding-task.jsonl': [],
-  'read-loop.jsonl': ['repeated-action'],
-  'ci-pollers.jsonl': [],
-  'user-between-repeats.jsonl': [],
-  'failure-loop.jsonl': ['repeated-failure'],
-  'edit-test-loop.jsonl': [],
-  'no-progress.jsonl': ['no-progress'],
-  'flip-flop.jsonl': ['alternation'],
-  'long-migration.jsonl': ['budget-overrun'],
-  'fake-completion.jsonl': ['fake-completion'],
-  'fake-completion-zh.jsonl': ['fake-completion'],
-  'announce-colon-zh.jsonl': ['announce-then-stop'],
-  'unverified-change.jsonl': ['unverified-change'],
-  'error-loop-files.jsonl': ['repeated-failure'],
-  'fix-test-changing-failures.jsonl': [],
-};
+const EXPECTED = Object.fromEntries(Object.entries(LABELS).map(([name, l]) => [name, l.fires]));
 
 describe('runProbes', () => {
   it('has an expectation for every fixture', () => {

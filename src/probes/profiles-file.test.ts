@@ -50,6 +50,17 @@ describe('probe profiles file', () => {
     const c = parseProbeConfig(file(), 'p.yaml');
     expect(c.rules.announce).toMatchObject({ maxChars: 400, trailingColon: true, english: [] });
     expect(c.rules.claims.patterns[0]!.test('DONE')).toBe(true);
+    expect(c.rules.claims).toMatchObject({ checks: [], passed: null });
+  });
+
+  it('compiles check narrations and the passed pattern case-insensitively, naming a bad one with its line', () => {
+    const claims = "claims:\n  patterns: ['done']\n  checks: ['ran the tests']\n  passed: 'pass'\n";
+    const c = parseProbeConfig(file().replace("claims:\n  patterns: ['done']\n", claims), 'p.yaml');
+    expect(c.rules.claims.checks[0]!.test('Ran The Tests')).toBe(true);
+    expect(c.rules.claims.passed!.test('PASSED')).toBe(true);
+    const e = errorOf(file().replace("claims:\n  patterns: ['done']\n", claims.replace("'pass'", "'(pass'")));
+    expect(e.message).toMatch(/^claims\.passed is not a valid regular expression/);
+    expect(e.line).toBe(17);
   });
 
   it.each([

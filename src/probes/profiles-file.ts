@@ -52,11 +52,14 @@ const probeFile = z
         max_chars: count(1).default(400),
         trailing_colon: z.boolean().default(true),
         english: z.array(regex).default([]),
+        after_tools: z.array(regex).default([]),
         chinese: z.array(regex).default([]),
         except: z.array(regex).default([]),
       })
       .strict(),
-    claims: z.object({ patterns: z.array(regex).min(1), negations: z.array(regex).default([]) }).strict(),
+    claims: z
+      .object({ patterns: z.array(regex).min(1), checks: z.array(regex).default([]), passed: regex.optional(), negations: z.array(regex).default([]) })
+      .strict(),
   })
   .strict();
 
@@ -155,10 +158,16 @@ function compileRules(src: YamlSource, d: ProbeFile): ProbeRules {
       maxChars: d.announce.max_chars,
       trailingColon: d.announce.trailing_colon,
       english: list(['announce', 'english'], d.announce.english),
+      afterTools: list(['announce', 'after_tools'], d.announce.after_tools),
       chinese: list(['announce', 'chinese'], d.announce.chinese),
       except: list(['announce', 'except'], d.announce.except),
     },
-    claims: { patterns: list(['claims', 'patterns'], d.claims.patterns), negations: list(['claims', 'negations'], d.claims.negations) },
+    claims: {
+      patterns: list(['claims', 'patterns'], d.claims.patterns),
+      checks: list(['claims', 'checks'], d.claims.checks),
+      passed: d.claims.passed === undefined ? null : compileRegex(src, ['claims', 'passed'], d.claims.passed, 'i'),
+      negations: list(['claims', 'negations'], d.claims.negations),
+    },
   };
 }
 

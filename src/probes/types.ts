@@ -55,11 +55,13 @@ export interface ToolPattern {
 }
 
 export interface AnnounceRules {
-  /** Tail patterns that trigger on their own (matched against the last sentence). */
+  /** Patterns that trigger on their own (matched against each sentence of the closing paragraph). */
   readonly english: readonly RegExp[];
+  /** Softer announcements ("we should review…"); only in a turn that already called a tool. */
+  readonly afterTools: readonly RegExp[];
   /** Trigger word + action verb; only in a turn that already called a tool. */
   readonly chinese: readonly RegExp[];
-  /** Last sentences that look like an announcement but are courtesy ("let me know"). */
+  /** Sentences that look like an announcement but are courtesy or an offer ("let me know"). */
   readonly except: readonly RegExp[];
   /** A reply whose last character is a colon announces (any language, any length). */
   readonly trailingColon: boolean;
@@ -70,6 +72,10 @@ export interface AnnounceRules {
 export interface ClaimRules {
   /** A sentence claiming the work is done. */
   readonly patterns: readonly RegExp[];
+  /** A sentence saying a check (tests, build, linter) ran. */
+  readonly checks: readonly RegExp[];
+  /** A check sentence that says the check passed. */
+  readonly passed: RegExp | null;
   /** A claim sentence that also matches one of these is not a claim ("not fixed yet"). */
   readonly negations: readonly RegExp[];
 }
