@@ -11,12 +11,17 @@ import type { PtyExit } from '../pty/host.js';
 import type { JobStatus } from '../supervisor/live-job.js';
 import { sharedBeat, type BeatTask } from '../util/beat.js';
 import { BUDGET_CHECK_MS, nextBudgetLook } from './budget-pace.js';
+import { wrapUpAt } from '../agents/wrap-up.js';
 
 /** What the budgets read of the running job. */
 export interface BudgetedJob {
   status(): JobStatus;
   agentSummary(): { readonly tokens?: number | undefined } | undefined;
   readonly finished: Promise<PtyExit>;
+  /** The agent profile's wrap-up share (null: none). */
+  readonly wrapUpShare: number | null;
+  /** The wall budget reached its reserve: ask the agent for its hand-off. */
+  wrapUp(usedMs: number, capMs: number): void;
 }
 
 export interface BudgetOutlets {
@@ -36,6 +41,7 @@ export class JobBudgets {
   /** The look interval now, and what the last look saw move (see budget-pace). */
   private paceMs = BUDGET_CHECK_MS;
   private lastLook: { progress: number; tokens: number | undefined } | undefined;
+  private wrapUpAsked = false;
 
   constructor(
     private readonly record: JobRecord,
@@ -61,6 +67,11 @@ export class JobBudgets {
     this.startedAt ??= Date.parse(this.deps.board.require(id).started ?? new Date(now).toISOString());
     const started = this.startedAt;
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
+    const wrapAt = this.wrapUpAsked ? null : wrapUpAt(b.wall_ms, this.job.wrapUpShare);
+    if (wrapAt !== null && now - started >= wrapAt) {
+      this.wrapUpAsked = true;
+      this.job.wrapUp(now - started, b.wall_ms!);
+    }
     const status = this.job.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
     const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
@@ -85,6 +96,7 @@ export class JobBudgets {
       moved,
       ...(b.wall_ms !== null ? { wallDue: started + b.wall_ms } : {}),
       ...(b.no_progress_ms !== null ? { noProgressDue: progress + b.no_progress_ms } : {}),
+      ...(wrapAt !== null && !this.wrapUpAsked ? { wrapUpDue: started + wrapAt } : {}),
     });
   }
 

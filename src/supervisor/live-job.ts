@@ -131,6 +131,16 @@ export class LiveJob {
     return this.core.agents.agent?.summary();
   }
 
+  /** The wrap-up share of the agent's profile; null without an agent, or off. */
+  get wrapUpShare(): number | null {
+    return this.core.agents.agent?.wrapUpShare ?? null;
+  }
+
+  /** A budget the daemon keeps (wall) reached its reserve: the agent is asked for its hand-off. */
+  wrapUp(usedMs: number, capMs: number): void {
+    this.core.agents.agent?.wrapUp(usedMs, capMs);
+  }
+
   resize(cols: number, rows: number): void {
     this.core.pty.resize(cols, rows);
     this.core.emit({ kind: 'resize', t: this.core.clock.now(), cols, rows });
