@@ -14,6 +14,9 @@
 import type { AgentEvent } from '../core/agent-events.js';
 import { runProbes, verdictKey, type ProbeContext, type ProbeProfile, type Spent, type Verdict } from '../probes/index.js';
 import { verificationOf, type Verification } from '../probes/unverified-change.js';
+import { writes } from '../probes/roles.js';
+import { resultsOf } from '../probes/steps.js';
+import { turnsOf } from '../probes/turns.js';
 import { verifyGate } from './verify-gate.js';
 import { wrapUpDue, wrapUpText, wrapUpVerdict, type WrapBudget } from './wrap-up.js';
 
@@ -56,6 +59,8 @@ export class AgentMonitor {
   private reminded = 0;
   /** Budgets whose hand-off was asked for (once each per job). */
   private readonly wrapped = new Set<WrapBudget>();
+  /** What the monitor asked to be typed (reminders, wrap-ups): a turn they open answers them, not the task. */
+  private readonly asked = new Set<string>();
 
   /** `before`: what the job spent before the first event this monitor sees (an adopted job); its budgets go on from there. */
   constructor(
@@ -104,12 +109,24 @@ export class AgentMonitor {
     return [...out, ...wrapUps];
   }
 
+  private openedByUs(turn: string | null): boolean {
+    const start = this.events.find((e) => e.id === turn);
+    return start?.kind === 'turn-start' && this.asked.has(start.text.trim());
+  }
+
+  /** Whether a successful write came before the turn. */
+  private wroteBefore(turn: string | null): boolean {
+    const at = this.events.findIndex((e) => e.id === turn);
+    return at > 0 && turnsOf(this.events.slice(0, at)).some((t) => resultsOf(t, this.profile.rules).some((r) => r.result.ok && writes(r.info)));
+  }
+
   /** Verify before accepting: a reminder, the unverified mark, or nothing. */
   private gate(check: string | null): MonitorResponse[] {
     const d = verifyGate({ events: this.events, rules: this.profile.rules, check, reminded: this.reminded, maxReminders: this.profile.verifyReminders });
     if (d === null) return [];
     if (d.kind === 'unverified') return [{ kind: 'record', verdict: d.verdict, why: `${d.verdict.message}; reminded ${this.reminded} time(s): accepted as unverified`, unverified: true }];
     this.reminded++;
+    this.asked.add(d.text);
     return [{ kind: 'nudge', verdict: d.verdict, why: d.verdict.message, text: d.text }];
   }
 
@@ -126,10 +143,14 @@ export class AgentMonitor {
     this.wrapped.add(b);
     const [used, cap] = b === 'steps' ? [this.steps, this.profile.maxSteps] : [this.tokens, this.profile.maxTokens];
     const verdict = wrapUpVerdict(b, used, cap, [e.id]);
-    return [{ kind: 'nudge', verdict, why: verdict.message, text: wrapUpText(b, used, cap) }];
+    const text = wrapUpText(b, used, cap);
+    this.asked.add(text);
+    return [{ kind: 'nudge', verdict, why: verdict.message, text }];
   }
 
   private respond(v: Verdict): MonitorResponse {
+    // A claim in a turn a reminder or wrap-up opened is about the job's earlier work, judged by the gate, not the turn alone.
+    if (v.probe === 'fake-completion' && this.openedByUs(v.turn) && this.wroteBefore(v.turn)) return { kind: 'record', verdict: v, why: `${v.message}; the turn answered nightshift's own message, and the job changed files before it` };
     if (v.probe === 'budget-overrun') return { kind: 'stop', verdict: v, why: v.message };
     if (v.probe === 'unverified-change') {
       this.unverified = true;

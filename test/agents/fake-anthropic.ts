@@ -19,9 +19,12 @@
 import type { ServerResponse } from 'node:http';
 import { json, pieces, serveFake, type RawRequest } from './fake-http.js';
 
-/** `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once). */
+/**
+ * `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once).
+ * A tool step with `text` says it first, in the same message (as a model explains a call).
+ */
 export type ScriptStep =
-  | { tool: 'Bash'; command: string; description?: string; delayMs?: number }
+  | { tool: 'Bash'; command: string; description?: string; text?: string; delayMs?: number }
   | { text: string; delayMs?: number };
 
 export interface RecordedRequest {
@@ -76,10 +79,23 @@ function isMainRequest(r: RecordedRequest): boolean {
   return r.method === 'POST' && /^\/v1\/messages(\?|$)/.test(r.path) && Array.isArray(r.body?.tools) && r.body.tools.length > 0;
 }
 
-/** A person's message that changes the script: when the last user text matches, this step answers instead of the next one. */
+/**
+ * A person's message that changes the script: when the last user text matches, this step answers instead of the next one.
+ * `queued`: match the whole last user message, tool results included: text typed while a tool ran reaches the model
+ * inside that tool's result ("The user sent a new message while you were working: …").
+ */
 export interface Reply {
   readonly when: RegExp;
   readonly step: ScriptStep;
+  readonly queued?: boolean;
+}
+
+/** Every text of the last user message: its text blocks and its tool results'. */
+export function lastUserMessageText(body: any): string {
+  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user');
+  return contentBlocks(users.at(-1))
+    .map((b) => (b?.type === 'tool_result' ? toolResultText(b) : b?.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+    .join('\n');
 }
 
 /** The last text a person (or nightshift) typed in a request: system reminders and tool results left out. */
@@ -124,7 +140,8 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
       if (isMainRequest(rec)) {
         turns++;
         const said = lastUserText(rec.body);
-        const step = replies.find((r) => said !== undefined && r.when.test(said))?.step ?? steps.shift() ?? { text: 'All done.' };
+        const whole = lastUserMessageText(rec.body);
+        const step = replies.find((r) => (r.queued ? r.when.test(whole) : said !== undefined && r.when.test(said)))?.step ?? steps.shift() ?? { text: 'All done.' };
         rec.step = step;
         if (step.delayMs) setTimeout(() => reply(res, model, stream, step), step.delayMs);
         else reply(res, model, stream, step);
@@ -149,9 +166,10 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
           }
         : { type: 'text', text: step.text };
     const stopReason = 'tool' in step ? 'tool_use' : 'end_turn';
+    const said = 'tool' in step && step.text !== undefined ? step.text : undefined;
     if (!stream) {
       json(res, 200, {
-        id, type: 'message', role: 'assistant', model, content: [block],
+        id, type: 'message', role: 'assistant', model, content: said === undefined ? [block] : [{ type: 'text', text: said }, block],
         stop_reason: stopReason, stop_sequence: null, usage,
       });
       return;
@@ -168,20 +186,25 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
       message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
         usage: { ...usage, output_tokens: 1 } },
     });
+    const textBlock = (index: number, text: string) => {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const piece of pieces(text, 2)) {
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
+      send('content_block_stop', { type: 'content_block_stop', index });
+    };
     if (block.type === 'tool_use') {
       const b = block as { type: 'tool_use'; id: string; name: string; input: object };
-      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+      const index = said === undefined ? 0 : 1;
+      if (said !== undefined) textBlock(0, said);
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
       for (const piece of pieces(JSON.stringify(b.input), 3)) {
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } });
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
       }
+      send('content_block_stop', { type: 'content_block_stop', index });
     } else {
-      const text = (block as { text: string }).text;
-      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-      for (const piece of pieces(text, 2)) {
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
-      }
+      textBlock(0, (block as { text: string }).text);
     }
-    send('content_block_stop', { type: 'content_block_stop', index: 0 });
     send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
     send('message_stop', { type: 'message_stop' });
     res.end();
