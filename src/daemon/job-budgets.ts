@@ -11,15 +11,14 @@ import type { PtyExit } from '../pty/host.js';
 import type { JobStatus } from '../supervisor/live-job.js';
 import { sharedBeat, type BeatTask } from '../util/beat.js';
 import { BUDGET_CHECK_MS, nextBudgetLook } from './budget-pace.js';
-import { wrapUpAt } from '../agents/wrap-up.js';
 
 /** What the budgets read of the running job. */
 export interface BudgetedJob {
   status(): JobStatus;
   agentSummary(): { readonly tokens?: number | undefined } | undefined;
   readonly finished: Promise<PtyExit>;
-  /** The agent profile's wrap-up share (null: none). */
-  readonly wrapUpShare: number | null;
+  /** When a wall cap of `capMs` reaches the agent's wrap-up reserve, ms from the start; null: never. */
+  wrapUpAt(capMs: number): number | null;
   /** The wall budget reached its reserve: ask the agent for its hand-off. */
   wrapUp(usedMs: number, capMs: number): void;
 }
@@ -67,7 +66,7 @@ export class JobBudgets {
     this.startedAt ??= Date.parse(this.deps.board.require(id).started ?? new Date(now).toISOString());
     const started = this.startedAt;
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
-    const wrapAt = this.wrapUpAsked ? null : wrapUpAt(b.wall_ms, this.job.wrapUpShare);
+    const wrapAt = this.wrapUpAsked || b.wall_ms === null ? null : this.job.wrapUpAt(b.wall_ms);
     if (wrapAt !== null && now - started >= wrapAt) {
       this.wrapUpAsked = true;
       this.job.wrapUp(now - started, b.wall_ms!);

@@ -33,10 +33,11 @@ const profileEntry = z
     max_steps: count(1).optional(),
     max_tokens: count(1).optional(),
     on_escalate: z.enum(ON_ESCALATE as [OnEscalate, ...OnEscalate[]]).optional(),
+    // A bare number (85) is refused too: a share is written with its % sign, as on the command line.
     wrap_up: z
-      .string()
+      .union([z.string(), z.number()])
       .refine((v) => {
-        const share = parseWrapUp(v);
+        const share = typeof v === 'string' ? parseWrapUp(v) : undefined;
         return share === null || typeof share === 'number';
       }, 'expected a share of the budget from 1% to 99%, or off')
       .optional(),
@@ -160,9 +161,9 @@ function inherited<K extends keyof ProfileEntry>(all: Record<string, ProfileEntr
 }
 
 /** The schema has checked the text already. */
-function wrapUpOf(text: string | undefined): number | null {
+function wrapUpOf(text: string | number | undefined): number | null {
   if (text === undefined) return DEFAULT_WRAP_UP;
-  const share = parseWrapUp(text);
+  const share = parseWrapUp(String(text));
   return typeof share === 'number' ? share : null;
 }
 
