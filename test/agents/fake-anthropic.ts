@@ -21,10 +21,10 @@ import { json, pieces, serveFake, type RawRequest } from './fake-http.js';
 
 /**
  * `delayMs`: how long the "model" takes to answer this step (a real one takes seconds; default at once).
- * A tool step with `text` says it first, in the same message (as a model explains a call).
+ * `say`: the text a real model writes before its call, streamed as a first block of the same message.
  */
 export type ScriptStep =
-  | { tool: 'Bash'; command: string; description?: string; text?: string; delayMs?: number }
+  | { tool: 'Bash'; command: string; description?: string; delayMs?: number; say?: string }
   | { text: string; delayMs?: number };
 
 export interface RecordedRequest {
@@ -166,7 +166,7 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
           }
         : { type: 'text', text: step.text };
     const stopReason = 'tool' in step ? 'tool_use' : 'end_turn';
-    const said = 'tool' in step && step.text !== undefined ? step.text : undefined;
+    const said = 'tool' in step ? step.say : undefined;
     if (!stream) {
       json(res, 200, {
         id, type: 'message', role: 'assistant', model, content: said === undefined ? [block] : [{ type: 'text', text: said }, block],

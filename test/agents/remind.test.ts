@@ -104,7 +104,7 @@ describe.skipIf(skipClaudeTests())('the wrap-up reserve, real Claude Code under 
     const handOff = 'HAND-OFF: verified: step 1 to 8 ran; not verified: the last echo; next: run step 10; work: notes.txt';
     // The 9th call takes a moment, as real work does: the message is typed while it runs.
     const script = [...Array.from({ length: 8 }, (_, i) => bash(`echo step-${i + 1}`)), bash('sleep 4'), bash('echo step-10'), bash('echo step-11'), bash('echo step-12')];
-    const replies: Reply[] = [{ when: /write your hand-off/, queued: true, step: { tool: 'Bash', command: 'echo after-hand-off', text: handOff } }];
+    const replies: Reply[] = [{ when: /write your hand-off/, queued: true, step: { tool: 'Bash', command: 'echo after-hand-off', say: handOff } }];
     const { d, h, server } = await agentDaemon(ctx, project({ git: true }), script, replies);
     await d.submit('long', [...claudeArgv(), 'please run the steps'], ['--agent', 'claude', '--cwd', h.project, '--max-steps', '10', '--wrap-up', '85%']);
     const job = await d.waitState('long', 'done', 'budget:steps', FINISH);
