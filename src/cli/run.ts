@@ -13,7 +13,7 @@ import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
 import { warmPtyThread } from '../pty/pty-thread.js';
-import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, offMs, offOrDuration, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
+import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, offMs, offOrDuration, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, wrapUpArg, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
 import { attachTerminal } from './terminal.js';
 import { refuseStrayWords, toolGapWarning } from './flag-traps.js';
 
@@ -26,6 +26,7 @@ interface RunFlags extends WatchdogFlags {
   policy?: string;
   agent?: string;
   profile?: string;
+  wrapUp?: string;
   cols?: number;
   rows?: number;
   json?: boolean;
@@ -53,6 +54,7 @@ export function registerRun(program: Command): void {
     .option('--rules <path>', 'rules directory or file (default: the shipped rules/)')
     .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
     .option('--profile <name>', 'probe profile from rules/probes.yaml (default: default)')
+    .option('--wrap-up <share>', 'at this share of the step or token budget ask the agent once to stop exploring and write its hand-off, e.g. 90%; off: never (default: the probe profile\'s wrap_up, 85%)', wrapUpArg)
     .option('--policy <file>', 'auto-answer policy (default: your policy.yaml in the state or config folder, else the rules directory\'s, which answers nothing until filled in)')
     .option('--cols <n>', 'terminal columns (default: this terminal, else 120)', intArg('--cols', 10, 1000))
     .option('--rows <n>', 'terminal rows (default: this terminal, else 40)', intArg('--rows', 4, 500))
@@ -87,7 +89,7 @@ async function run(argv: string[], flags: RunFlags): Promise<number> {
 
 async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bundle: LiveBundle, problem: (m: string) => void): Promise<number> {
   const [command, ...args] = argv as [string, ...string[]];
-  const agent = await agentOption(argv, rulesPath, flags.agent, flags.profile);
+  const agent = await agentOption(argv, rulesPath, flags.agent, flags.profile, flags.wrapUp);
   const own = Object.fromEntries(flags.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   const env = { ...(process.env as Record<string, string>), ...own };
   const cols = flags.cols ?? process.stdout.columns ?? 120;
@@ -103,7 +105,7 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     // The values given with --env stay out of the job's log, evidence and summary.
     redact: redactorFor(own),
     ...(agent ? { agent } : {}),
-    lateAgent: (kind) => agentOption([kind], rulesPath, kind, flags.profile),
+    lateAgent: (kind) => agentOption([kind], rulesPath, kind, flags.profile, flags.wrapUp),
     onWarning: (w) => process.stderr.write(flags.json ? `${JSON.stringify({ type: 'warning', message: w.message, warning: w.code })}\n` : `nightshift: ${w.message}\n`),
     agentKind: detectAgent(argv, flags.agent),
     onCoverage: (c) => {

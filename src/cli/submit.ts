@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { durationArg, durationHelp, intArg, offMs, offOrDuration } from './common.js';
+import { durationArg, durationHelp, intArg, offMs, offOrDuration, wrapUpArg } from './common.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
 import { refuseStrayWords } from './flag-traps.js';
@@ -31,6 +31,7 @@ interface SubmitFlags extends StateFlag {
   priority: number;
   agent?: string;
   profile?: string;
+  wrapUp?: string;
   after: string[];
   json?: boolean;
   host?: string;
@@ -62,6 +63,7 @@ export function registerSubmit(program: Command): void {
       .option('--on-unanswered <duration>', durationHelp('decline a paged prompt nobody answered this long, with its rule\'s decline keys (never its answer keys); default: the policy file\'s on_unanswered'), durationArg('--on-unanswered', 1))
       .option('--agent <name>', 'claude, codex, gemini, generic or auto (default: detected from the command)')
       .option('--profile <name>', 'probe profile from rules/probes.yaml (e.g. long-task)')
+      .option('--wrap-up <share>', 'at this share of any budget (steps, tokens, wall) ask the agent once to stop exploring and write its hand-off, e.g. 90%; off: never (default: the probe profile\'s wrap_up, 85%)', wrapUpArg)
       .option('--priority <n>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
       .option('--after <job>', 'start only after this job succeeded (repeatable)', collect, [])
       .option('--host <name>', 'on a fleet board (--board): run it on this host only')
@@ -72,11 +74,12 @@ export function registerSubmit(program: Command): void {
       name: f.name ?? `${basename(argv[0]!).replace(/[^A-Za-z0-9._-]/g, '-')}-${randomBytes(2).toString('hex')}`,
       command: argv,
       cwd: resolve(f.cwd ?? '.'),
-      // The agent and probe profile travel in the job's environment (the board keeps env).
+      // The agent, probe profile and wrap-up share travel in the job's environment (the board keeps env).
       env: {
         ...Object.fromEntries(f.env.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])),
         ...(f.agent ? { NIGHTSHIFT_AGENT: f.agent } : {}),
         ...(f.profile ? { NIGHTSHIFT_PROFILE: f.profile } : {}),
+        ...(f.wrapUp ? { NIGHTSHIFT_WRAP_UP: f.wrapUp } : {}),
       },
       policy: f.policy ? resolve(f.policy) : null,
       rules: null,

@@ -29,6 +29,7 @@ describe('outcome: one meaning of success and exit status', () => {
     [{ code: 'signal', exitCode: null, signal: 'SIGKILL' }, false, 137],
     [{ code: 'turn-ended', exitCode: 130, signal: null }, true, 0],
     [{ code: 'escalated', exitCode: 0, signal: null }, false, 120],
+    [{ code: 'unverified', exitCode: 0, signal: null }, false, 114],
     [{ code: 'cancelled', exitCode: 0, signal: null }, false, 121],
     [{ code: 'timeout', exitCode: 0, signal: null }, false, 124],
     [{ code: 'timeout', exitCode: null, signal: 'SIGINT' }, false, 124],

@@ -56,6 +56,8 @@ export const EXIT_STATUS: readonly ExitStatusRow[] = [
   { reason: 'dependency-failed', status: 117, meaning: 'a job in its --after did not succeed, so it never ran' },
   { reason: 'start-failed', status: 116, meaning: 'it could not be started (bad cwd, no such program)' },
   { reason: 'end-of-recording', status: 115, meaning: 'a drill\'s recording ended before the process did' },
+  // Not a success: the claim of done stands unchecked, and a caller (a script, an --after job) must not build on it as if it were.
+  { reason: 'unverified', status: 114, meaning: 'an agent claimed done after changing code and ran no successful check of it, though reminded (the project\'s own test or check)' },
 ];
 
 const FIXED: ReadonlyMap<string, number> = new Map(EXIT_STATUS.flatMap((r) => (typeof r.status === 'number' ? [[r.reason, r.status] as const] : [])));

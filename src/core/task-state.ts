@@ -34,7 +34,8 @@ export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
   // lost: whoever held the job's terminal (the PTY host) died, and the child with it.
   // unanswered: blocked on a page past the ceiling on waiting (blocked-ceiling.ts).
-  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'interrupted', 'lost', 'unanswered'],
+  // unverified: the agent claimed done after changing code and ran no successful check despite the reminders.
+  done: ['exit', 'signal', 'cancelled', 'timeout', 'end-of-recording', 'turn-ended', 'escalated', 'unverified', 'interrupted', 'lost', 'unanswered'],
 };
 
 const MOVES: Readonly<Record<TaskState, readonly TaskState[]>> = {

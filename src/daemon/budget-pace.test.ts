@@ -17,6 +17,8 @@ describe('nextBudgetLook', () => {
   it('never looks later than a cap falls due', () => {
     expect(nextBudgetLook({ now: 10_000, lastMs: 8_000, moved: false, wallDue: 13_000 })).toBe(3_000);
     expect(nextBudgetLook({ now: 10_000, lastMs: 8_000, moved: false, noProgressDue: 12_500, wallDue: 60_000 })).toBe(2_500);
+    // The wall budget's wrap-up reserve is asked for on time too, not up to a backed-off look late.
+    expect(nextBudgetLook({ now: 10_000, lastMs: 8_000, moved: false, wallDue: 60_000, wrapUpDue: 14_000 })).toBe(4_000);
   });
 
   it('looks no more often than once a second, even with a cap due now or past', () => {

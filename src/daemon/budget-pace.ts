@@ -24,10 +24,12 @@ export interface BudgetLook {
   readonly wallDue?: number;
   /** When the no-progress cap trips (last progress + cap), if there is one. */
   readonly noProgressDue?: number;
+  /** When the wall budget's wrap-up reserve starts, if it is still to come. */
+  readonly wrapUpDue?: number;
 }
 
 export function nextBudgetLook(l: BudgetLook): number {
   const paced = backOff(l.lastMs, l.moved, BUDGET_CHECK_MS, BUDGET_IDLE_MS);
-  const due = Math.min(l.wallDue ?? Infinity, l.noProgressDue ?? Infinity) - l.now;
+  const due = Math.min(l.wallDue ?? Infinity, l.noProgressDue ?? Infinity, l.wrapUpDue ?? Infinity) - l.now;
   return Math.max(BUDGET_CHECK_MS, Math.min(paced, due));
 }

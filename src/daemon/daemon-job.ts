@@ -86,14 +86,14 @@ export class DaemonJob implements JobHandle {
     const [command, ...args] = rec.command as [string, ...string[]];
     // Adopted: the agent's read position and spending as the previous daemon left them (agent-ledger.ts).
     const adopted = resume ? { ledger: await readLedger(paths.dir) } : undefined;
-    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE), rec, adopted);
+    const agent = withBudget(await agentOption(rec.command, deps.rulesPath, rec.env.NIGHTSHIFT_AGENT, rec.env.NIGHTSHIFT_PROFILE, rec.env.NIGHTSHIFT_WRAP_UP), rec, adopted);
     job.liveJob = await LiveJob.start(
       { command, args, cwd: rec.cwd, env: { ...(process.env as Record<string, string>), ...rec.env }, cols: 120, rows: 40, name: rec.name },
       {
         paths,
         bundle: deps.bundle,
         ...(agent ? { agent } : {}),
-        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE), rec, adopted),
+        lateAgent: async (kind) => withBudget(await agentOption([kind], deps.rulesPath, kind, rec.env.NIGHTSHIFT_PROFILE, rec.env.NIGHTSHIFT_WRAP_UP), rec, adopted),
         agentKind: detectAgent(rec.command, rec.env.NIGHTSHIFT_AGENT),
         ...(deps.onCoverage ? { onCoverage: (c: RulesCoverage) => deps.onCoverage?.(rec, c) } : {}),
         onProblem: (problem) => deps.onLog(problem, { job: rec.id }),

@@ -17,6 +17,10 @@ export interface BudgetedJob {
   status(): JobStatus;
   agentSummary(): { readonly tokens?: number | undefined } | undefined;
   readonly finished: Promise<PtyExit>;
+  /** When a wall cap of `capMs` reaches the agent's wrap-up reserve, ms from the start; null: never. */
+  wrapUpAt(capMs: number): number | null;
+  /** The wall budget reached its reserve: ask the agent for its hand-off. */
+  wrapUp(usedMs: number, capMs: number): void;
 }
 
 export interface BudgetOutlets {
@@ -36,6 +40,7 @@ export class JobBudgets {
   /** The look interval now, and what the last look saw move (see budget-pace). */
   private paceMs = BUDGET_CHECK_MS;
   private lastLook: { progress: number; tokens: number | undefined } | undefined;
+  private wrapUpAsked = false;
 
   constructor(
     private readonly record: JobRecord,
@@ -61,6 +66,11 @@ export class JobBudgets {
     this.startedAt ??= Date.parse(this.deps.board.require(id).started ?? new Date(now).toISOString());
     const started = this.startedAt;
     if (b.wall_ms !== null && now - started >= b.wall_ms) return this.trip('budget:wall', `ran ${Math.round((now - started) / 1000)}s, cap ${b.wall_ms / 1000}s`);
+    const wrapAt = this.wrapUpAsked || b.wall_ms === null ? null : this.job.wrapUpAt(b.wall_ms);
+    if (wrapAt !== null && now - started >= wrapAt) {
+      this.wrapUpAsked = true;
+      this.job.wrapUp(now - started, b.wall_ms!);
+    }
     const status = this.job.status();
     // A busy child is progress right now (the watchdog reports it as +Infinity).
     const progress = Number.isFinite(status.lastProgress) ? status.lastProgress : now;
@@ -85,6 +95,7 @@ export class JobBudgets {
       moved,
       ...(b.wall_ms !== null ? { wallDue: started + b.wall_ms } : {}),
       ...(b.no_progress_ms !== null ? { noProgressDue: progress + b.no_progress_ms } : {}),
+      ...(wrapAt !== null && !this.wrapUpAsked ? { wrapUpDue: started + wrapAt } : {}),
     });
   }
 

@@ -91,16 +91,19 @@ export class PageSink implements JobSink {
   private pageFailure(t: Transition): void {
     const lost = t.reason.code === 'lost';
     const escalated = t.reason.code === 'escalated';
+    const unverified = t.reason.code === 'unverified';
     const how = lost
       ? `lost: ${t.reason.detail ?? 'its terminal is gone'}`
-      : escalated
-        ? `its verdict stood: ${t.reason.detail ?? 'its last turn was not accepted'}`
-        : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
+      : unverified
+        ? 'unverified: it claimed done, but no test or check passed after its last change, though reminded'
+        : escalated
+          ? `its verdict stood: ${t.reason.detail ?? 'its last turn was not accepted'}`
+          : t.reason.signal ? `killed by ${t.reason.signal}` : `exit code ${t.reason.exitCode}`;
     const base = this.pageBase();
     const cli = (verb: string) => (verb === 'logs' ? cliCommand(this.deps.stateDir, 'logs', this.record.name, ...PAGE_LOG_LINES) : cliCommand(this.deps.stateDir, verb, this.record.name));
     const ways = [{ label: 'The rest of its output', command: cli('logs') }, { label: 'Details', command: cli('show') }];
-    // An escalated end leaves a resume card: going on from it is the one act left.
-    if (escalated) ways.push({ label: 'Resume it', command: cli('resume') });
+    // An escalated or unverified end leaves a resume card: going on from it is the one act left.
+    if (escalated || unverified) ways.push({ label: 'Resume it', command: cli('resume') });
     this.deps.pager.page({
       ...base,
       key: `${this.id}:${lost ? 'lost' : 'failed'}`,
@@ -182,5 +185,5 @@ export class PageSink implements JobSink {
 
 /** Ended by itself (not stopped by nightshift or a person) and did not succeed, or ended while a verdict stood. */
 function failedOnItsOwn(r: Transition['reason']): boolean {
-  return r.code === 'lost' || r.code === 'escalated' || ((r.code === 'exit' || r.code === 'signal') && !isSuccess(r));
+  return r.code === 'lost' || r.code === 'escalated' || r.code === 'unverified' || ((r.code === 'exit' || r.code === 'signal') && !isSuccess(r));
 }

@@ -13,18 +13,36 @@ const shape = (r: { verdicts: readonly { probe: string; response: string }[] }) 
 /** test/fixtures/trajectories/README.md's table: what fires under `default`, and the monitor's response. */
 const TRAJECTORIES: Record<string, string[]> = {
   'announce-colon-zh.jsonl': ['announce-then-stop:nudge'],
+  'announce-conditional.jsonl': ['announce-then-stop:nudge'],
+  'announce-midparagraph.jsonl': ['announce-then-stop:nudge'],
+  'answers-with-offers.jsonl': [],
   'ci-pollers.jsonl': [],
+  'claim-after-failed-test.jsonl': ['unverified-change:record'],
   'clean-coding-task.jsonl': [],
+  'edit-build-check-cycle.jsonl': [],
   'edit-test-loop.jsonl': [],
   'error-loop-files.jsonl': ['repeated-failure:escalate'],
+  'explore-many-files.jsonl': [],
   'failure-loop.jsonl': ['repeated-failure:escalate'],
   'fake-completion-zh.jsonl': ['fake-completion:escalate'],
   'fake-completion.jsonl': ['fake-completion:escalate'],
   'fix-test-changing-failures.jsonl': [],
   'flip-flop.jsonl': ['alternation:escalate'],
-  'long-migration.jsonl': ['budget-overrun:stop'],
+  'long-fix-test-cycles.jsonl': [],
+  'long-migration.jsonl': ['wrap-up:nudge', 'budget-overrun:stop', 'wrap-up:nudge'],
+  'narrated-no-tools.jsonl': ['fake-completion:escalate'],
+  'narrated-test-run.jsonl': ['fake-completion:escalate'],
   'no-progress.jsonl': ['no-progress:escalate'],
+  'pollers-deploy.jsonl': [],
   'read-loop.jsonl': ['repeated-action:escalate'],
+  'retry-after-edit.jsonl': [],
+  'rewrite-cycle.jsonl': ['repeated-action:escalate'],
+  'rewrite-same-output.jsonl': [],
+  'search-cycle.jsonl': ['repeated-action:escalate', 'no-progress:escalate'],
+  'seed-a-logistics-loop.jsonl': ['repeated-action:escalate', 'fake-completion:escalate'],
+  'seed-b-fake-reschedule.jsonl': ['fake-completion:escalate'],
+  'seed-c-reschedule.jsonl': [],
+  'seed-d-long-chain.jsonl': [],
   'unverified-change.jsonl': ['unverified-change:record'],
   'user-between-repeats.jsonl': [],
 };
@@ -57,7 +75,7 @@ describe('judge over the trajectory fixtures (agent events, as a file)', () => {
   it('lets the long migration run under long-task, and --compare shows both', async () => {
     const t = await readTranscript(fixture('trajectories', 'long-migration.jsonl'));
     const r = judgeTranscript(t, P, config.profile('long-task'));
-    expect(shape(r)).toEqual(['budget-overrun:stop']);
+    expect(shape(r)).toEqual(['wrap-up:nudge', 'budget-overrun:stop', 'wrap-up:nudge']);
     expect(r.compare).toMatchObject({ profile: 'long-task', verdicts: [], first_stop: null, by_probe: {} });
     const s = summarise([r], [], 'default', 'long-task');
     expect(s).toMatchObject({ transcripts: 1, stopped: 1, stopped_by: { 'budget-overrun': 1 }, compare: { profile: 'long-task', stopped: 0 } });

@@ -97,6 +97,7 @@ function endedInWords(p: AskFacts): string {
     'dependency-failed': `${n} will not run: a job it waits for failed`,
     unanswered: `${n} ended unanswered: nobody answered in time`,
     escalated: `${n} ended escalated: its last turn was not accepted`,
+    unverified: `${n} ended unverified: it claimed done with no passing check of its changes`,
   };
   const head = how[p.kind] ?? how[p.reason] ?? `${n} ended (${p.reason})`;
   const detail = firstLine(p.prompt);

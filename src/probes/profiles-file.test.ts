@@ -29,8 +29,8 @@ describe('probe profiles file', () => {
       const { rules: _rules, ...numbers } = config.profile(name);
       return numbers;
     };
-    expect(pick('default')).toEqual({ name: 'default', window: 8, repeat: 3, failRepeat: 3, noProgress: 8, alternation: 6, maxSteps: 80, maxTokens: 6_000_000, onEscalate: 'auto' });
-    expect(pick('long-task')).toEqual({ name: 'long-task', window: 12, repeat: 4, failRepeat: 4, noProgress: 14, alternation: 8, maxSteps: 400, maxTokens: 40_000_000, onEscalate: 'auto' });
+    expect(pick('default')).toEqual({ name: 'default', window: 8, repeat: 3, failRepeat: 3, noProgress: 8, alternation: 6, maxSteps: 80, maxTokens: 6_000_000, onEscalate: 'auto', wrapUp: 0.85, verifyReminders: 2 });
+    expect(pick('long-task')).toEqual({ name: 'long-task', window: 12, repeat: 4, failRepeat: 4, noProgress: 14, alternation: 8, maxSteps: 400, maxTokens: 40_000_000, onEscalate: 'auto', wrapUp: 0.85, verifyReminders: 2 });
     expect(pick('quick')).toMatchObject({ window: 6, repeat: 3, noProgress: 4, maxSteps: 12, failRepeat: 3 });
     expect(config.profile()).toBe(config.profile('default'));
     expect(config.rules.announce.maxChars).toBe(400);
@@ -80,6 +80,20 @@ describe('probe profiles file', () => {
     const e = errorOf(text);
     expect(e.message).toMatch(message);
     expect(e.location).toBe(`p.yaml:${line}`);
+  });
+
+  it('wrap_up and verify_reminders: inherited through extends, defaults without them, off turns the wrap-up off, a bad share named with its line', () => {
+    const with_ = (extra: string) => file().replace('profiles:\n', `profiles:\n  child:\n    extends: default\n    verify_reminders: 0\n`).replace(/(\n  default:\n)/, `$1${extra}`);
+    expect(parseProbeConfig(file(), 'p.yaml').profile()).toMatchObject({ wrapUp: 0.85, verifyReminders: 2 });
+    const c = parseProbeConfig(with_('    wrap_up: 90%\n'), 'p.yaml');
+    expect(c.profile('child')).toMatchObject({ wrapUp: 0.9, verifyReminders: 0 });
+    expect(parseProbeConfig(with_('    wrap_up: off\n'), 'p.yaml').profile('child').wrapUp).toBeNull();
+    for (const bad of ['100%', '0%', '85', 'soon']) {
+      const e = errorOf(with_(`    wrap_up: ${bad}\n`));
+      expect(e.message).toMatch(/wrap_up.*1% to 99%, or off/);
+      expect(e.location).toBe(`p.yaml:${with_('').split('\n').indexOf('  default:') + 2}`);
+    }
+    expect(errorOf(with_('    verify_reminders: 9\n')).message).toMatch(/verify_reminders/);
   });
 
   it('lets a profile extend another and override single values', () => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ToolRole } from '../core/agent-events.js';
 import { lineAt, parseYaml, validate, type YamlSource } from '../rules/yaml-source.js';
 import { InputError } from '../util/errors.js';
-import { ON_ESCALATE, type CommandRule, type OnEscalate, type ProbeProfile, type ProbeRules, type Thresholds, type ToolPattern } from './types.js';
+import { DEFAULT_VERIFY_REMINDERS, DEFAULT_WRAP_UP, ON_ESCALATE, parseWrapUp, type CommandRule, type OnEscalate, type ProbeProfile, type ProbeRules, type Thresholds, type ToolPattern } from './types.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -33,6 +33,15 @@ const profileEntry = z
     max_steps: count(1).optional(),
     max_tokens: count(1).optional(),
     on_escalate: z.enum(ON_ESCALATE as [OnEscalate, ...OnEscalate[]]).optional(),
+    // A bare number (85) is refused too: a share is written with its % sign, as on the command line.
+    wrap_up: z
+      .union([z.string(), z.number()])
+      .refine((v) => {
+        const share = typeof v === 'string' ? parseWrapUp(v) : undefined;
+        return share === null || typeof share === 'number';
+      }, 'expected a share of the budget from 1% to 99%, or off')
+      .optional(),
+    verify_reminders: z.number().int().min(0).max(5).optional(),
   })
   .strict();
 
@@ -91,7 +100,14 @@ export function parseProbeConfig(text: string, file: string): ProbeConfig {
   const rules = compileRules(src, data);
   const profiles = new Map<string, ProbeProfile>();
   for (const name of Object.keys(data.profiles)) {
-    profiles.set(name, { name, rules, ...resolve(src, data.profiles, name, []), onEscalate: onEscalateOf(data.profiles, name) });
+    profiles.set(name, {
+      name,
+      rules,
+      ...resolve(src, data.profiles, name, []),
+      onEscalate: inherited(data.profiles, name, 'on_escalate') ?? 'auto',
+      wrapUp: wrapUpOf(inherited(data.profiles, name, 'wrap_up')),
+      verifyReminders: inherited(data.profiles, name, 'verify_reminders') ?? DEFAULT_VERIFY_REMINDERS,
+    });
   }
   if (!profiles.has(DEFAULT_PROFILE)) {
     throw new InputError(`profiles: a "${DEFAULT_PROFILE}" profile is required`, { file, line: lineAt(src, ['profiles'], true) });
@@ -141,10 +157,17 @@ function resolve(src: YamlSource, all: Record<string, ProfileEntry>, name: strin
   return t;
 }
 
-/** The nearest `on_escalate` up the `extends` chain (resolve() has refused circles already), else auto. */
-function onEscalateOf(all: Record<string, ProfileEntry>, name: string): OnEscalate {
-  for (let p: ProfileEntry | undefined = all[name]; p; p = p.extends ? all[p.extends] : undefined) if (p.on_escalate) return p.on_escalate;
-  return 'auto';
+/** The nearest value of `key` up the `extends` chain (resolve() has refused circles already). */
+function inherited<K extends keyof ProfileEntry>(all: Record<string, ProfileEntry>, name: string, key: K): ProfileEntry[K] | undefined {
+  for (let p: ProfileEntry | undefined = all[name]; p; p = p.extends ? all[p.extends] : undefined) if (p[key] !== undefined) return p[key];
+  return undefined;
+}
+
+/** The schema has checked the text already. */
+function wrapUpOf(text: string | number | undefined): number | null {
+  if (text === undefined) return DEFAULT_WRAP_UP;
+  const share = parseWrapUp(String(text));
+  return typeof share === 'number' ? share : null;
 }
 
 function compileRules(src: YamlSource, d: ProbeFile): ProbeRules {

@@ -107,6 +107,28 @@ export interface ProbeProfile extends Thresholds {
   readonly name: string;
   readonly rules: ProbeRules;
   readonly onEscalate: OnEscalate;
+  /** The share (0–1) of a budget (steps, tokens, wall) at which the agent is asked once to wrap up and hand off; null: never. */
+  readonly wrapUp: number | null;
+  /** Reminders to run the project's check before a claim of done after code changes is accepted; 0: no reminders and no unverified end. */
+  readonly verifyReminders: number;
+}
+
+/** The wrap-up share a profile without `wrap_up` gets: 85 % leaves 12 of the default 80 tool calls for the hand-off. */
+export const DEFAULT_WRAP_UP = 0.85;
+/** Reminders a profile without `verify_reminders` gets (seed 004: at most two). */
+export const DEFAULT_VERIFY_REMINDERS = 2;
+
+/**
+ * A wrap-up share as written in probes.yaml and on the command line: `85%`
+ * (1–99) or `off`. Returns the share, null for off, or a problem in words.
+ */
+export function parseWrapUp(text: string): number | null | { problem: string } {
+  const t = text.trim().toLowerCase();
+  if (t === 'off') return null;
+  const m = /^(\d{1,2})\s*%$/.exec(t);
+  const n = m ? Number(m[1]) : NaN;
+  if (!(n >= 1 && n <= 99)) return { problem: 'expected a share of the budget from 1% to 99%, or off' };
+  return n / 100;
 }
 
 /** Facts the caller measures outside the event stream. */

@@ -10,6 +10,7 @@ import { withAgentVars, type AgentHomeVars } from '../pty/agent-proc.js';
 import { AgentMonitor, type MonitorResponse } from '../agents/monitor.js';
 import type { ProbeProfile, Spent } from '../probes/index.js';
 import { changedPaths, gitSnapshot, type GitSnapshot } from './git-snapshot.js';
+import { projectCheckIn } from './project-files.js';
 
 /** Transcripts already taken by a job of this process: two jobs in one cwd never share one. */
 const CLAIMED = new Set<string>();
@@ -57,6 +58,8 @@ export class AgentWatch {
   private closed = false;
   /** The last finished turn drew an escalation (a refused claim, a loop): its end is no success. */
   lastTurnEscalated = false;
+  /** The last finished turn's claim of done was accepted unchecked, after the reminders: its end is no clean success. */
+  lastTurnUnverified = false;
   readonly artefactsAtStart: Promise<GitSnapshot>;
 
   constructor(
@@ -135,24 +138,29 @@ export class AgentWatch {
 
   private async handle(e: AgentEvent, git: Promise<GitSnapshot> | undefined): Promise<void> {
     let gitChanged: boolean | null = null;
+    let projectCheck: string | null = null;
     if (e.kind === 'turn-start') this.turnStartGit = git;
     // The git fact is told before the turn's end, so a drill has it when it replays the end.
     if (e.kind === 'turn-end' && git) {
+      // Read at each turn's end (the agent may have added a test script), once: the reminder names it.
+      const check = projectCheckIn(this.job.cwd);
       const changed = changedPaths(await (this.turnStartGit ?? this.artefactsAtStart), await git);
       gitChanged = changed === null ? null : changed.length > 0;
+      projectCheck = await check;
       this.on.gitTurn(e.id, gitChanged);
     }
-    this.observe(e, gitChanged);
+    this.observe(e, gitChanged, projectCheck);
   }
 
-  private observe(e: AgentEvent, gitChanged: boolean | null): void {
+  private observe(e: AgentEvent, gitChanged: boolean | null, projectCheck: string | null): void {
     this.lastEventAt = Date.now();
     clearTimeout(this.turnTimer);
     this.on.agentEvent(e);
-    const responses = this.monitor.observe(e, { gitChanged });
+    const responses = this.monitor.observe(e, { gitChanged, projectCheck });
     for (const r of responses) this.on.response(r);
     // A nudged or stopped turn goes on (or ends otherwise); an escalated one still ends, but not as a success.
     if (e.kind === 'turn-end') this.lastTurnEscalated = responses.some((r) => r.kind === 'escalate');
+    if (e.kind === 'turn-end') this.lastTurnUnverified = responses.some((r) => r.unverified === true);
     if (e.kind === 'turn-end' && !responses.some((r) => r.kind === 'nudge' || r.kind === 'stop')) this.armTurnEnd(e.finalText);
   }
 

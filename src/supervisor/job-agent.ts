@@ -16,6 +16,8 @@ import type { ResumeFrom } from '../board/types.js';
 import { AgentWatch, taskUpFront } from './agent-watch.js';
 import { openItems, writeResumeCard, type RefusedClaim, type ResumeCard, type StopVerdict } from './resume-card.js';
 import { bindingFor, EscalationBinder } from './escalation.js';
+import { WRAP_UP, wrapUpText, wrapUpVerdict } from '../agents/wrap-up.js';
+import { HandOff } from '../agents/hand-off.js';
 
 /** What job-agent needs from a LiveJob (kept narrow so the two files stay apart). */
 export interface AgentHost {
@@ -54,6 +56,8 @@ export class JobAgent {
   private refused: RefusedClaim | null = null;
   /** What was read and spent, for a daemon that adopts the job after a restart. */
   private readonly ledger: AgentLedger;
+  /** The agent's own hand-off, once a wrap-up asked for it. */
+  private readonly handOff = new HandOff();
 
   constructor(
     private readonly host: AgentHost,
@@ -105,6 +109,7 @@ export class JobAgent {
       this.inTurn = true;
     }
     if (e.kind === 'turn-start') [this.stoppedBy, this.refused] = [null, null];
+    this.handOff.observe(e);
     const sid = /^([0-9a-f-]{36})\.jsonl$/.exec(this.watch.transcript?.split('/').pop() ?? '');
     if (sid) this.session = sid[1]!;
   }
@@ -125,6 +130,7 @@ export class JobAgent {
     }
     if (r.kind === 'stop') this.stopped(r);
     const now = this.host.now();
+    const typed = r.text ?? NUDGE_TEXT;
     const kind: Action['kind'] = r.kind;
     this.host.action({
       t: now,
@@ -132,15 +138,16 @@ export class JobAgent {
       rule: null,
       class: null,
       prompt: null,
-      text: `${v.probe}: ${r.why}${r.kind === 'nudge' ? ` — sending "${NUDGE_TEXT}"` : ''}`,
+      text: `${v.probe}: ${r.why}${r.kind === 'nudge' ? ` — sending "${typed}"` : ''}`,
       reason: `probe:${v.probe}`,
       since: now,
       screen: this.host.screen(),
       layer: 'probe',
       why: r.why,
-      ...(r.kind === 'nudge' ? { keys: [NUDGE_TEXT, 'enter'] } : {}),
+      ...(r.kind === 'nudge' ? { keys: [typed, 'enter'] } : {}),
     });
-    if (r.kind === 'nudge') void this.host.sendText(NUDGE_TEXT);
+    if (r.kind === 'nudge') void this.host.sendText(typed);
+    if (v.probe === WRAP_UP) this.handOff.asked(typed);
     if (r.kind === 'stop') this.host.stop(`budget:${v.probe === BUDGET_OVERRUN ? overrunBudget(v) : v.probe}`);
   }
 
@@ -168,10 +175,20 @@ export class JobAgent {
   private onTurnEnded(text: string): void {
     if (!taskUpFront(this.host.argv) || this.host.state() !== 'running') return;
     this.finalText = text;
-    // A turn whose end drew an escalation (a refused claim, a loop) is over but not a success.
-    const cause = this.watch.lastTurnEscalated ? 'escalated' : 'turn-ended';
+    // A turn whose end drew an escalation (a refused claim, a loop) is over but not a success; nor is a claim left unchecked.
+    const cause = this.watch.lastTurnEscalated ? 'escalated' : this.watch.lastTurnUnverified ? 'unverified' : 'turn-ended';
     this.host.log(`the agent finished its turn and waits at its input: done (${cause})`, { final: text.slice(0, 500) });
     this.host.stop(cause);
+  }
+
+  get wrapUpShare(): number | null {
+    return this.profile.wrapUp;
+  }
+
+  /** The daemon's wall budget reached its reserve: the hand-off is asked for as the step and token budgets' are. */
+  wrapUp(usedMs: number, capMs: number): void {
+    const verdict = wrapUpVerdict('wall', usedMs, capMs, []);
+    this.onResponse({ kind: 'nudge', verdict, why: verdict.message, text: wrapUpText('wall', usedMs, capMs) });
   }
 
   /** On any stop but success: what a person needs to pick the job up. */
@@ -189,11 +206,13 @@ export class JobAgent {
       stop_detail: detail,
       stopped_by: this.stoppedBy,
       refused_claim: this.refused,
+      agent_handoff: this.handOff.text,
       time: new Date(this.host.now()).toISOString(),
       verified: verification === 'verified' ? ['every change was followed by a successful read, test or list'] : [],
       open: [
         ...openItems(this.stoppedBy, this.refused),
         ...(verification === 'unverified' ? ['files were changed with no successful read/test/list afterwards'] : []),
+        ...(stopReason === 'unverified' ? ['the claim of done was accepted without a passing check, after the reminders to run one'] : []),
       ],
       budget_used: { wall_ms: wallMs, tokens: s.tokens || null, steps: s.steps },
       step_budget: this.profile.maxSteps,

@@ -4,6 +4,7 @@
  * pure Watchdog the drills use, on the system clock. How those parts are
  * wired is job-core.ts; this is the job as its owner holds it.
  */
+import { wrapUpAt } from '../agents/wrap-up.js';
 import type { Watchdog } from '../core/watchdog.js';
 import { describeError } from '../util/errors.js';
 import { DisposableStore } from '../util/lifecycle.js';
@@ -129,6 +130,16 @@ export class LiveJob {
   /** Steps, tokens, final answer and verification, when the job runs an agent. */
   agentSummary() {
     return this.core.agents.agent?.summary();
+  }
+
+  /** When a wall cap of `capMs` reaches the agent's wrap-up reserve, ms from the start; null without an agent, or off. */
+  wrapUpAt(capMs: number): number | null {
+    return wrapUpAt(capMs, this.core.agents.agent?.wrapUpShare ?? null);
+  }
+
+  /** A budget the daemon keeps (wall) reached its reserve: the agent is asked for its hand-off. */
+  wrapUp(usedMs: number, capMs: number): void {
+    this.core.agents.agent?.wrapUp(usedMs, capMs);
   }
 
   resize(cols: number, rows: number): void {

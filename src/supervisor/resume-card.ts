@@ -49,6 +49,8 @@ export const RESUME_CARD = z.object({
   stopped_by: STOP_VERDICT.nullable().default(null),
   /** A claim of completion the fake-completion probe refused, if that is what blocked the job. */
   refused_claim: REFUSED_CLAIM.nullable().default(null),
+  /** What the agent wrote when asked to wrap up and hand off (at a budget's reserve); null when never asked or silent. */
+  agent_handoff: z.string().nullable().default(null),
   time: z.string(),
   verified: z.array(z.string()),
   open: z.array(z.string()),
@@ -121,7 +123,10 @@ export function renderMarkdown(c: ResumeCard): string {
 
 ## Verified
 ${list(c.verified, 'nothing')}
-
+${c.agent_handoff === null ? '' : `
+## The agent's hand-off
+${c.agent_handoff}
+`}
 ## Open
 ${list(c.open, 'nothing')}
 

@@ -81,10 +81,23 @@ function isMainRequest(r: RecordedRequest): boolean {
   return r.method === 'POST' && /^\/v1\/messages(\?|$)/.test(r.path) && Array.isArray(r.body?.tools) && r.body.tools.length > 0;
 }
 
-/** A person's message that changes the script: when the last user text matches, this step answers instead of the next one. */
+/**
+ * A person's message that changes the script: when the last user text matches, this step answers instead of the next one.
+ * `queued`: match the whole last user message, tool results included: text typed while a tool ran reaches the model
+ * inside that tool's result ("The user sent a new message while you were working: …").
+ */
 export interface Reply {
   readonly when: RegExp;
   readonly step: ScriptStep;
+  readonly queued?: boolean;
+}
+
+/** Every text of the last user message: its text blocks and its tool results'. */
+export function lastUserMessageText(body: any): string {
+  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user');
+  return contentBlocks(users.at(-1))
+    .map((b) => (b?.type === 'tool_result' ? toolResultText(b) : b?.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+    .join('\n');
 }
 
 /** The last text a person (or nightshift) typed in a request: system reminders and tool results left out. */
@@ -129,7 +142,8 @@ export async function startFakeAnthropic(script: readonly ScriptStep[], replies:
       if (isMainRequest(rec)) {
         turns++;
         const said = lastUserText(rec.body);
-        const step = replies.find((r) => said !== undefined && r.when.test(said))?.step ?? steps.shift() ?? { text: 'All done.' };
+        const whole = lastUserMessageText(rec.body);
+        const step = replies.find((r) => (r.queued ? r.when.test(whole) : said !== undefined && r.when.test(said)))?.step ?? steps.shift() ?? { text: 'All done.' };
         rec.step = step;
         if (step.delayMs) setTimeout(() => reply(res, model, stream, step), step.delayMs);
         else reply(res, model, stream, step);

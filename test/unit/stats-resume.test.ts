@@ -36,7 +36,7 @@ describe('nightshift stats', () => {
 
 const card = (over: Partial<ResumeCard>): ResumeCard => ({
   job: 'j-1', name: 'fix', agent: 'claude', goal: 'fix the failing test', stop_reason: 'budget:wall', stop_detail: null,
-  stopped_by: null, refused_claim: null, step_budget: 80, token_budget: null, transcript: null,
+  stopped_by: null, refused_claim: null, agent_handoff: null, step_budget: 80, token_budget: null, transcript: null,
   time: '2026-11-30T00:00:00Z', verified: [], open: ['tests not run'], budget_used: { wall_ms: 60_000, tokens: 1200, steps: 9 },
   artefacts: ['src/a.ts'], unknown_outcome: ['Bash {"command":"npm test"}'],
   command: ['claude', '--permission-mode', 'default', 'fix the failing test'], cwd: '/tmp/x', session: 'abc', ...over,
