@@ -75,7 +75,7 @@ export interface PromptMatch {
 }
 
 /** Riskier classes win when two rules match one prompt. */
-const RISK_ORDER: readonly PromptClass[] = ['destructive', 'outbound', 'permission', 'unknown', 'confirm', 'dependency'];
+const RISK_ORDER: readonly PromptClass[] = ['destructive', 'secret', 'trust', 'outbound', 'permission', 'editor', 'pager', 'unknown', 'question', 'confirm', 'dependency'];
 
 export function riskRank(c: PromptClass): number {
   return RISK_ORDER.indexOf(c);

@@ -5,7 +5,7 @@
  */
 export type TaskState = 'queued' | 'running' | 'blocked' | 'done';
 
-export type PromptClass = 'dependency' | 'destructive' | 'permission' | 'outbound' | 'confirm' | 'unknown';
+export type PromptClass = 'dependency' | 'destructive' | 'permission' | 'outbound' | 'confirm' | 'unknown' | 'trust' | 'secret' | 'editor' | 'pager' | 'question';
 
 export interface Reason {
   /** Machine-readable cause, one of REASONS[state]. */

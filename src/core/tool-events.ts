@@ -2,6 +2,8 @@
  * One normalised tool-call event. Today it comes from the job's event file
  * (NIGHTSHIFT_EVENTS); agent transcript readers will produce the same shape.
  */
+import type { TtyMode } from './input-wait.js';
+
 export interface ToolEvent {
   readonly phase: 'start' | 'finish';
   readonly name: string;
@@ -31,12 +33,19 @@ export function personMarker(action: string, by: string): string {
   return `person:${action}:${by}`;
 }
 
+/** `tty:mode:line:echo`, `tty:mode:raw:noecho`: the terminal's mode, so drills replay it. */
+export function ttyModeMarker(m: TtyMode): string {
+  return `tty:mode:${m.canonical ? 'line' : 'raw'}:${m.echo ? 'echo' : 'noecho'}`;
+}
+
 export function parseMarker(label: string):
   | { kind: 'tool'; event: ToolEvent }
   | { kind: 'proc'; busy: boolean }
   | { kind: 'exit'; code: number }
   | { kind: 'foreground'; program: string }
   | { kind: 'tty'; reading: boolean }
+  | { kind: 'tty-mode'; mode: TtyMode }
+  | { kind: 'foreground-file'; file: string }
   | { kind: 'agent'; state: AgentState }
   | { kind: 'person'; action: string; by: string }
   | { kind: 'other'; label: string } {
@@ -49,6 +58,9 @@ export function parseMarker(label: string):
   if (label === 'proc:busy') return { kind: 'proc', busy: true };
   if (label === 'proc:idle') return { kind: 'proc', busy: false };
   if (label.startsWith('fg:')) return { kind: 'foreground', program: label.slice(3) };
+  const mode = /^tty:mode:(line|raw):(echo|noecho)$/.exec(label);
+  if (mode) return { kind: 'tty-mode', mode: { canonical: mode[1] === 'line', echo: mode[2] === 'echo' } };
+  if (label.startsWith('fg-file:')) return { kind: 'foreground-file', file: label.slice(8) };
   if (label === 'tty:read' || label === 'tty:idle') return { kind: 'tty', reading: label === 'tty:read' };
   const exit = /^exit:(-?\d+)$/.exec(label);
   if (exit) return { kind: 'exit', code: Number(exit[1]) };

@@ -3,6 +3,7 @@ import type { PromptClass, Transition } from './task-state.js';
 import type { PromptMatch, PromptRule } from './prompt-match.js';
 import type { ToolEvent } from './tool-events.js';
 import type { AgentState } from './agent-state.js';
+import type { TtyMode } from './input-wait.js';
 
 export interface WatchdogConfig {
   /** Screen unchanged this long → inspect (question? busy child? hung?). */
@@ -68,8 +69,12 @@ export type Signal =
   | { readonly kind: 'proc'; readonly busy: boolean }
   /** The program in the terminal's foreground changed (anti-spoofing input for the responder). */
   | { readonly kind: 'foreground'; readonly program: string | null }
+  /** The file the editor or pager in the foreground has open (its last argument). */
+  | { readonly kind: 'foreground-file'; readonly file: string }
   /** The foreground process is blocked reading the terminal (or stopped doing so): a line prompt waits for sure. */
   | { readonly kind: 'tty-read'; readonly reading: boolean }
+  /** The terminal's mode (canonical or raw, echo on or off), read while the foreground reads it. */
+  | { readonly kind: 'tty-mode'; readonly canonical: boolean; readonly echo: boolean }
   /** A probe escalated (a loop, no progress, a refused claim): blocked until a person acts. */
   | { readonly kind: 'probe'; readonly probe: string; readonly text: string }
   /** A person acted on the job (`continue`, `send`, `answer`, `key`): `by` is `human:<user>`. */

@@ -14,7 +14,8 @@ import { AgentWait } from './agent-wait.js';
 import { AnswerCheck } from './answer-check.js';
 import { ScreenAsks, type Candidate } from './screen-asks.js';
 import { Verdicts, type ResumePoint } from './verdicts.js';
-import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type WatchdogRules } from './watchdog-types.js';
+import { guardedClass, NEVER_ANSWERED, programKind, waitClass, waitKind, waitMs, type TtyMode } from './input-wait.js';
+import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type ResponderDecision, type WatchdogRules } from './watchdog-types.js';
 
 export type { ResumePoint } from './verdicts.js';
 
@@ -27,6 +28,9 @@ export class Watchdog {
   /** What the agent said about itself (agent-wait.ts). */
   private readonly agent = new AgentWait();
   private foreground: string | null = null;
+  /** The file an editor or pager in the foreground has open. */
+  private foregroundFile: string | undefined;
+  private ttyMode: TtyMode | undefined;
 
   constructor(
     private rules: WatchdogRules,
@@ -117,9 +121,16 @@ export class Watchdog {
         break;
       case 'foreground':
         this.foreground = signal.program;
+        this.foregroundFile = undefined;
+        break;
+      case 'foreground-file':
+        this.foregroundFile = signal.file;
         break;
       case 'tty-read':
         this.asks.readingTty = signal.reading;
+        break;
+      case 'tty-mode':
+        this.ttyMode = { canonical: signal.canonical, echo: signal.echo };
         break;
       case 'agent':
         this.onAgent(signal.signal, now);
@@ -152,6 +163,8 @@ export class Watchdog {
     if (candidate && !this.v.blockedOn(candidate.key)) due.push(candidate.since + this.settleFor(candidate));
     if (dialog && !this.v.blockedOn(dialog.key)) due.push(dialog.since + this.config.settleMs);
     if (this.answers.due !== undefined) due.push(this.answers.due);
+    const waitDue = this.waitDue();
+    if (waitDue !== undefined) due.push(waitDue);
     const agentDue = this.v.state === 'running' && !candidate ? this.agent.deadline(this.progress.stillness(this.config.settleMs)) : undefined;
     if (agentDue !== undefined) due.push(agentDue);
     if (this.v.state === 'running') {
@@ -257,10 +270,38 @@ export class Watchdog {
     const d = this.asks.dialog;
     // A dialog waits for a key; a program that still works (CPU, disk, a finished tool call) is drawing, not asking.
     if (d && running && now - d.since >= this.config.settleMs && !this.progress.procBusy && !this.progress.toolFinishedSince(d.since)) {
-      this.block({ code: 'unknown-dialog', class: 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
+      this.block({ code: 'unknown-dialog', class: programKind(this.foreground) ?? 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
+      return;
+    }
+    const wait = this.waitDue();
+    if (wait !== undefined && now >= wait) {
+      this.blockOnWait(now);
       return;
     }
     if (running && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
+  }
+
+  /**
+   * When the foreground program's wait for a person is sure: it reads the
+   * terminal (or is an editor or pager), nothing else in the tree works, and
+   * the screen showed nothing new for the wait's time. A rule's prompt or a
+   * dialog's structure, when there is one, decides instead.
+   */
+  private waitDue(): number | undefined {
+    if (this.v.state !== 'running' || this.asks.candidate || this.asks.dialog || this.progress.procBusy) return undefined;
+    const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode);
+    return kind && Math.max(this.progress.lastNewScreen, this.progress.procIdleSince) + waitMs(kind);
+  }
+
+  private blockOnWait(now: number): void {
+    const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode)!;
+    const rows = this.screen?.rows ?? [];
+    const screenText = bottomText(rows) ?? '';
+    const full = kind === 'editor' || kind === 'pager';
+    // An editor's screen is the file itself: the page names the program and the file instead.
+    const text = full ? `${this.foreground ?? kind}${this.foregroundFile ? ` ${this.foregroundFile}` : ''}` : screenText;
+    const detail = `waiting-input:${kind}${full ? `:${this.foreground}` : ''}`;
+    this.block({ code: 'unknown-prompt', class: waitClass(kind, screenText, this.ttyMode), detail }, text, this.progress.lastNewScreen, now, `wait:${kind}`);
   }
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
@@ -297,9 +338,19 @@ export class Watchdog {
   }
 
   private blockOnPrompt(c: Candidate, now: number): void {
-    const decision = this.answers.decide(c, this.screen!, this.foreground, now);
+    const decision = this.guarded(c, now);
     this.v.blockOn({ code: 'prompt', key: c.key, since: c.since, at: now }, { code: 'prompt', rule: c.match.rule.id, class: decision.class }, now);
     this.v.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
+  }
+
+  /**
+   * The responder's decision, unless the prompt asks for a secret or for
+   * trust in a host key: those go to a person whatever the rule's class.
+   */
+  private guarded(c: Candidate, now: number): ResponderDecision {
+    const cls = guardedClass(c.match.text, this.asks.readingTty, this.ttyMode) ?? (NEVER_ANSWERED.has(c.match.rule.class) ? c.match.rule.class : undefined);
+    if (!cls) return this.answers.decide(c, this.screen!, this.foreground, now);
+    return { kind: 'escalate', class: cls, layer: 'classify', why: `a ${cls} prompt is never answered automatically`, keys: [], command: null, packages: [] };
   }
 
   private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {

@@ -193,6 +193,8 @@ function applyMarker(label: string, wd: Watchdog): void {
   else if (m.kind === 'proc') wd.observe({ kind: 'proc', busy: m.busy });
   else if (m.kind === 'exit') wd.observe({ kind: 'exit', exitCode: m.code, signal: null });
   else if (m.kind === 'foreground') wd.observe({ kind: 'foreground', program: m.program });
+  else if (m.kind === 'foreground-file') wd.observe({ kind: 'foreground-file', file: m.file });
+  else if (m.kind === 'tty-mode') wd.observe({ kind: 'tty-mode', ...m.mode });
   else if (m.kind === 'tty') wd.observe({ kind: 'tty-read', reading: m.reading });
   else if (m.kind === 'agent') wd.observe({ kind: 'agent', signal: m.state });
   else if (m.kind === 'person') wd.observe({ kind: 'person', action: m.action, by: m.by });

@@ -33,6 +33,11 @@ const CLASS_WORDS: Record<string, string> = {
   dependency: 'installs packages',
   confirm: 'asks to confirm',
   unknown: 'a question no rule knows',
+  trust: 'asks you to trust a host key',
+  secret: 'asks for a secret (nothing typed is shown)',
+  editor: 'an editor waits for you',
+  pager: 'a pager waits for you',
+  question: 'asks a question',
 };
 
 /** `destructive («deploy», «production»)`: the class and the risk words the prompt hit. */

@@ -1,7 +1,7 @@
 /** The shape of a rule file in rules/. Documented in README.md ("Rules"). */
 import { z } from 'zod';
 
-export const PROMPT_CLASSES = ['dependency', 'destructive', 'permission', 'outbound', 'confirm', 'unknown'] as const;
+export const PROMPT_CLASSES = ['dependency', 'destructive', 'permission', 'outbound', 'confirm', 'unknown', 'trust', 'secret', 'editor', 'pager', 'question'] as const;
 export const ECOSYSTEMS = ['npm', 'pip', 'apt', 'cargo', 'gem', 'go'] as const;
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected an id of lower-case letters, digits, . _ -');

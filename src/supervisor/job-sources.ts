@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import type { AgentKind } from '../core/agent-events.js';
 import { agentStateMarker, type AgentState } from '../core/agent-state.js';
-import { toolMarker, type ToolEvent } from '../core/tool-events.js';
+import { toolMarker, ttyModeMarker, type ToolEvent } from '../core/tool-events.js';
 import type { Signal } from '../core/watchdog-types.js';
 import { EventFileSource } from '../events/event-file.js';
 import { AgentSignals, type AgentLaunch } from '../signals/wire.js';
@@ -32,14 +32,21 @@ export function procSampler(pid: number, clock: Clock, host: SourceHost, tree: (
       host.marker(busy ? 'proc:busy' : 'proc:idle');
       host.observe({ kind: 'proc', busy });
     },
-    foreground: (program) => {
+    foreground: (program, file) => {
       if (program) host.marker(`fg:${program}`);
       host.observe({ kind: 'foreground', program });
+      if (!file) return;
+      host.marker(`fg-file:${file}`);
+      host.observe({ kind: 'foreground-file', file });
     },
     tree,
     ttyRead: (reading) => {
       host.marker(reading ? 'tty:read' : 'tty:idle');
       host.observe({ kind: 'tty-read', reading });
+    },
+    ttyMode: (mode) => {
+      host.marker(ttyModeMarker(mode));
+      host.observe({ kind: 'tty-mode', ...mode });
     },
   });
   host.store.add(() => sampler.stop());

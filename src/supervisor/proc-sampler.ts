@@ -3,14 +3,19 @@ import { ProcActivity, type ProcActivityOptions } from '../core/proc-activity.js
 import type { Clock } from '../core/clock.js';
 import { foregroundProcess, readProcessTree, summarizeTree, type ProcInfo } from '../pty/proctree.js';
 import { readsTerminal } from '../pty/tty-read.js';
+import { readTtyMode } from '../pty/tty-mode.js';
+import { programKind, type TtyMode } from '../core/input-wait.js';
+import { readOrUndefined } from '../util/soft-read.js';
 import { backOff, sharedBeat, type Beat, type BeatTask } from '../util/beat.js';
 
 export interface SamplerEvents {
   busy(busy: boolean): void;
   /** The deepest process of the terminal's foreground group, by its /proc comm. */
-  foreground(program: string | null): void;
+  foreground(program: string | null, file?: string): void;
   /** The foreground process started or stopped waiting in a terminal read. */
   ttyRead?(reading: boolean): void;
+  /** The terminal's mode, read when the foreground starts reading it, when it differs from the last one told. */
+  ttyMode?(mode: TtyMode): void;
   /** Every tree read, for whoever else needs it (the agent spotter): one poller per job. */
   tree?(tree: readonly ProcInfo[]): void;
 }
@@ -46,6 +51,7 @@ export class ProcSampler {
   private baseMs = 1_000;
   private intervalMs = 1_000;
   private lastSampleAt = -Infinity;
+  private lastMode = '';
 
   constructor(
     private readonly rootPid: number,
@@ -54,6 +60,7 @@ export class ProcSampler {
     options: Partial<ProcActivityOptions> = {},
     private readonly beat: Beat = sharedBeat,
     private readonly ttyRead: typeof readsTerminal = readsTerminal,
+    private readonly ttyMode: typeof readTtyMode = readTtyMode,
   ) {
     this.activity = new ProcActivity(options);
   }
@@ -115,7 +122,7 @@ export class ProcSampler {
     const fg = fgProc?.comm ?? null;
     if (fg !== this.lastForeground) {
       this.lastForeground = fg;
-      this.events.foreground(fg);
+      this.events.foreground(fg, fgProc && programKind(fg) ? fileArgument(fgProc.pid) : undefined);
       changed = true;
     }
     const readKey = fgProc ? `${fgProc.pid}:${fgProc.state}:${fgProc.cpuTicks}` : '';
@@ -125,6 +132,7 @@ export class ProcSampler {
     if (reading !== this.lastReading) {
       this.lastReading = reading;
       this.events.ttyRead?.(reading);
+      if (reading && fgProc) this.readMode(fgProc.pid);
       changed = true;
     }
     const activity = this.activity.observe(summarizeTree(tree, this.clock.now()));
@@ -132,4 +140,21 @@ export class ProcSampler {
     // A busy tree is watched at the base pace: the moment it goes idle starts the hang clock.
     return changed || activity.changed || activity.busy;
   }
+
+  /** A line read with echo off asks for a secret: the mode is read once per read that starts. */
+  private readMode(pid: number): void {
+    void this.ttyMode(pid).then((mode) => {
+      if (!mode || !this.task) return;
+      const key = `${mode.canonical}:${mode.echo}`;
+      if (key === this.lastMode) return;
+      this.lastMode = key;
+      this.events.ttyMode?.(mode);
+    });
+  }
+}
+
+/** An editor's or pager's file: its last argument that is not an option (`vim -u NONE notes.md`). */
+function fileArgument(pid: number): string | undefined {
+  const argv = (readOrUndefined(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean).slice(1);
+  return argv.filter((a) => !a.startsWith('-') && !a.startsWith('+')).at(-1);
 }
