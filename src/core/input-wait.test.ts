@@ -121,3 +121,14 @@ describe('classes', () => {
     expect(guardedClass('x ', true, { canonical: true, echo: false })).toBe('secret');
   });
 });
+
+describe('an editor writing its swap file', () => {
+  it('is still an editor waiting: its own disk writes do not hold the block off', () => {
+    const h = harness();
+    h.at(100, { kind: 'foreground', program: 'vim' });
+    h.at(200, h.screen('~\n~\n"x.txt" [New]'));
+    h.at(4_200, { kind: 'proc', busy: true });
+    h.at(5_200);
+    expect(h.wd.reason).toMatchObject({ code: 'unknown-prompt', class: 'editor' });
+  });
+});

@@ -283,14 +283,16 @@ export class Watchdog {
 
   /**
    * When the foreground program's wait for a person is sure: it reads the
-   * terminal (or is an editor or pager), nothing else in the tree works, and
+   * terminal (or is an editor or pager), nothing in the tree works, and
    * the screen showed nothing new for the wait's time. A rule's prompt or a
    * dialog's structure, when there is one, decides instead.
    */
   private waitDue(): number | undefined {
-    if (this.v.state !== 'running' || this.asks.candidate || this.asks.dialog || this.progress.procBusy) return undefined;
+    if (this.v.state !== 'running' || this.asks.candidate || this.asks.dialog) return undefined;
     const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode);
-    return kind && Math.max(this.progress.lastNewScreen, this.progress.procIdleSince) + waitMs(kind);
+    // An editor's own writes (vim's swap file, 4 s after the last key) are not work someone waits for.
+    if (!kind || (this.progress.procBusy && kind !== 'editor' && kind !== 'pager')) return undefined;
+    return this.progress.lastNewScreen + waitMs(kind);
   }
 
   private blockOnWait(now: number): void {
