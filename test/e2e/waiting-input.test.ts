@@ -6,10 +6,13 @@
  * (sudo, vim, nano, procps's watch); with CI set a missing one fails its test.
  * Needs a build first (npm run build).
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startCli, tempDir, type JsonLine } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 afterEach(cleanup);
 
@@ -75,6 +78,25 @@ describe('waiting seen by the process and the terminal', () => {
     expect(r.after).toBeLessThan(8_000);
   }, 40_000);
 
+  it.skipIf(!existsSync('/usr/sbin/sshd') && !process.env.CI)('ssh to a host whose key is unknown: blocked as trust within 5 s, never answered', async () => {
+    const port = await freePort();
+    const key = join(tempDir(), 'host_ed25519');
+    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    // Debian's sshd, as root, on the loopback only, with no config file but its host key.
+    const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', '/dev/null', '-h', key, '-p', String(port), '-o', 'ListenAddress=127.0.0.1', '-o', 'PidFile=none'], { stdio: 'ignore' });
+    try {
+      await until(() => canConnect(port), 10_000, 'sshd listening');
+      const r = await blockedOn(['ssh', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=ask', '-p', String(port), 'nobody@127.0.0.1', 'true']);
+      expect(r.blocked).toMatchObject({ class: 'trust' });
+      expect(String(r.action.prompt)).toContain('continue connecting');
+      expect(r.action).toMatchObject({ kind: 'escalate', class: 'trust' });
+      expect(r.after).toBeLessThan(5_000);
+      expect(r.answers).toEqual([]);
+    } finally {
+      sshd.kill();
+    }
+  }, 40_000);
+
   it.skipIf(need('watch'))('`watch -n 0.5 date` stays running', async () => {
     const p = run(['watch', '-n', '0.5', 'date'], '12s');
     await p.waitExit(30_000);
@@ -90,3 +112,22 @@ describe('waiting seen by the process and the terminal', () => {
     expect(states).not.toContain('blocked');
   }, 40_000);
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let reachable = false;
+function canConnect(port: number): boolean {
+  const s = connect(port, '127.0.0.1', () => {
+    reachable = true;
+    s.end();
+  });
+  s.on('error', () => s.destroy());
+  return reachable;
+}
