@@ -71,10 +71,24 @@ export function guardedClass(text: string, readingTty: boolean, mode: TtyMode | 
 }
 
 /** What a wait seen by the process and the terminal asks, in a class. */
-export function waitClass(kind: WaitKind, text: string, mode: TtyMode | undefined): PromptClass {
+function waitClass(kind: WaitKind, text: string, mode: TtyMode | undefined): PromptClass {
   if (kind === 'editor' || kind === 'pager') return kind;
   return guardedClass(text, true, mode) ?? 'question';
 }
 
 /** Classes that are never answered automatically, whatever a rule or policy says. */
 export const NEVER_ANSWERED: ReadonlySet<PromptClass> = new Set<PromptClass>(['trust', 'secret', 'editor', 'pager']);
+
+/**
+ * The block a wait makes: its class, its detail, and the prompt a page
+ * shows. An editor's screen is the file itself: its page names the program
+ * and the file instead.
+ */
+export function waitVerdict(kind: WaitKind, foreground: string | null, file: string | undefined, screenText: string, mode: TtyMode | undefined) {
+  const full = kind === 'editor' || kind === 'pager';
+  return {
+    class: waitClass(kind, screenText, mode),
+    detail: `waiting-input:${kind}${full ? `:${foreground}` : ''}`,
+    prompt: full ? `${foreground ?? kind}${file ? ` ${file}` : ''}` : screenText,
+  };
+}

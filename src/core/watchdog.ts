@@ -14,7 +14,7 @@ import { AgentWait } from './agent-wait.js';
 import { AnswerCheck } from './answer-check.js';
 import { ScreenAsks, type Candidate } from './screen-asks.js';
 import { Verdicts, type ResumePoint } from './verdicts.js';
-import { guardedClass, NEVER_ANSWERED, programKind, waitClass, waitKind, waitMs, type TtyMode } from './input-wait.js';
+import { guardedClass, NEVER_ANSWERED, programKind, waitKind, waitMs, waitVerdict, type TtyMode } from './input-wait.js';
 import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type ResponderDecision, type WatchdogRules } from './watchdog-types.js';
 
 export type { ResumePoint } from './verdicts.js';
@@ -297,13 +297,8 @@ export class Watchdog {
 
   private blockOnWait(now: number): void {
     const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode)!;
-    const rows = this.screen?.rows ?? [];
-    const screenText = bottomText(rows) ?? '';
-    const full = kind === 'editor' || kind === 'pager';
-    // An editor's screen is the file itself: the page names the program and the file instead.
-    const text = full ? `${this.foreground ?? kind}${this.foregroundFile ? ` ${this.foregroundFile}` : ''}` : screenText;
-    const detail = `waiting-input:${kind}${full ? `:${this.foreground}` : ''}`;
-    this.block({ code: 'unknown-prompt', class: waitClass(kind, screenText, this.ttyMode), detail }, text, this.progress.lastNewScreen, now, `wait:${kind}`);
+    const w = waitVerdict(kind, this.foreground, this.foregroundFile, bottomText(this.screen?.rows ?? []) ?? '', this.ttyMode);
+    this.block({ code: 'unknown-prompt', class: w.class, detail: w.detail }, w.prompt, this.progress.lastNewScreen, now, `wait:${kind}`);
   }
 
   /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
