@@ -11,10 +11,13 @@ export const WRAP_UP = 'wrap-up';
 
 export type WrapBudget = 'steps' | 'tokens' | 'wall';
 
-/** Whether `used` of `cap` has reached the reserve; never past the cap (the hard stop comes then, not a request). */
+/**
+ * Whether `used` of `cap` has reached the reserve while some of the budget is left: at the cap the
+ * hard stop comes next, not a request (and a budget too small to hold a reserve, 2 steps, gets none).
+ */
 export function wrapUpDue(used: number, cap: number | null, share: number | null): boolean {
   if (share === null || cap === null || !Number.isFinite(cap) || cap <= 0) return false;
-  return used >= share * cap && used <= cap;
+  return used >= share * cap && used < cap;
 }
 
 /** When the reserve of a wall budget starts, ms after the job started; null without one. */

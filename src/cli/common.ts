@@ -8,7 +8,6 @@ import { InputError } from '../util/errors.js';
 import { defaultStateDir, findPolicy } from '../util/home.js';
 import { defaultPolicyPath } from '../rules/policy-path.js';
 import { packagePath } from '../util/package.js';
-import { wrapUpShare } from '../supervisor/agent-option.js';
 
 /** rules/ shipped beside the package, used when --rules is not given. */
 export const SHIPPED_RULES = packagePath('rules');
@@ -73,16 +72,6 @@ export function sizeArg(what: string) {
 }
 
 export const RECORDING_CAP_HELP = 'recording size cap; past it a marker and the last 5% are kept (default 256m; e.g. 500k, 64m, 1g)';
-
-/** `--wrap-up 85%|off`: checked here, carried as written. */
-export function wrapUpArg(value: string): string {
-  try {
-    wrapUpShare(value);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
-  return value;
-}
 
 export function intArg(what: string, min: number, max: number) {
   return (value: string): number => {

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { durationArg, durationHelp, intArg, offMs, offOrDuration, wrapUpArg } from './common.js';
+import { durationArg, durationHelp, intArg, offMs, offOrDuration } from './common.js';
+import { wrapUpArg } from './wrap-up-arg.js';
 import { addStateFlag, boardUrlOf, callDaemon, printJson, type StateFlag } from './daemon-client.js';
 import { InputError } from '../util/errors.js';
 import { refuseStrayWords } from './flag-traps.js';

@@ -47,6 +47,8 @@ export const NUDGE_TEXT = 'continue';
 export class JobAgent {
   readonly watch: AgentWatch;
   private readonly binder: EscalationBinder;
+  /** A probe's escalation binds the job, from the block until a person acts. */
+  private holding = false;
   /** The agent is in a turn (working); after its turn ends it waits at its input and there is nothing to interrupt. */
   private inTurn = false;
   private finalText: string | null = null;
@@ -124,10 +126,14 @@ export class JobAgent {
       // A verdict on a finished turn (a refused claim) finds the agent at its input: blocking is enough.
       if (this.host.block(v.probe, r.why)) {
         this.binder.bind(v.probe, this.inTurn);
-        this.stopped(r);
+        // The first verdict is why the job stopped: what the agent does after it does not rewrite the card.
+        if (!this.holding) this.stopped(r);
+        this.holding = true;
       }
       return;
     }
+    // While a verdict binds, a person decides: nothing is typed to the agent (a nudge, a wrap-up).
+    if (r.kind === 'nudge' && this.holding) return;
     if (r.kind === 'stop') this.stopped(r);
     const now = this.host.now();
     const typed = r.text ?? NUDGE_TEXT;
@@ -164,6 +170,7 @@ export class JobAgent {
    * would have: not a success, since its last turn drew the escalation.
    */
   continued(asItWas = false): void {
+    this.holding = false;
     this.binder.release();
     if (asItWas && !this.inTurn && this.finalText !== null) this.onTurnEnded(this.finalText);
   }
