@@ -28,6 +28,8 @@ export class ScreenAsks {
   candidate: Candidate | undefined;
   /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
   dialog: DialogCandidate | undefined;
+  /** A watch mode's footer (the rules' `parked:`), since its text last changed. */
+  parked: Candidate | undefined;
   /** The foreground program sits in a terminal read (the tty-read signal). */
   readingTty = false;
 
@@ -44,6 +46,13 @@ export class ScreenAsks {
     const d = snap ? this.readings.dialog(snap) : undefined;
     const key = d ? dialogKey(d) : undefined;
     if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
+  }
+
+  /** The watch mode on `snap` (none without a screen or rules); a new one starts its still time now. */
+  seeParked(snap: ScreenSnapshot | undefined, rules: readonly PromptRule[] | undefined, now: number): void {
+    const m = snap && rules?.length ? this.readings.prompt(snap, rules) : undefined;
+    const key = m ? `parked:${m.rule.id}\n${m.text}` : undefined;
+    if (key !== this.parked?.key) this.parked = m && key ? { key, match: m, since: now } : undefined;
   }
 
   /** A question the quiet screen ends with (the rules' question list), without making it a candidate. */
