@@ -3,6 +3,7 @@
  * a rule names (the candidate) and the dialog no rule names, each with the
  * time its text or structure last changed, which is what settling counts from.
  */
+import { Blinks } from './blinks.js';
 import { dialogKey, type DialogMatch } from './dialog-structure.js';
 import type { PromptMatch, PromptRule } from './prompt-match.js';
 import { ScreenReadings } from './screen-reading.js';
@@ -26,7 +27,9 @@ export class ScreenAsks {
   /** Prompts and dialogs read off screens seen before: spinner frames come round again and again. */
   private readonly readings = new ScreenReadings();
   candidate: Candidate | undefined;
-  /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
+  /** The dialog's cells that blink, found by watching it. */
+  private readonly blinks = new Blinks();
+  /** A dialog no rule names (dialog-structure.ts), since its structure last changed (blinking cells aside). */
   dialog: DialogCandidate | undefined;
   /** A watch mode's footer (the rules' `parked:`), since its text last changed. */
   parked: Candidate | undefined;
@@ -41,11 +44,16 @@ export class ScreenAsks {
     return m;
   }
 
-  /** The dialog on `snap` (none without a screen); a new structure starts settling now. */
+  /** The dialog on `snap` (none without a screen); a new structure starts settling now, a blink found late from when it began. */
   seeDialog(snap: ScreenSnapshot | undefined, now: number): void {
     const d = snap ? this.readings.dialog(snap) : undefined;
-    const key = d ? dialogKey(d) : undefined;
-    if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
+    if (!d) {
+      this.blinks.clear();
+      this.dialog = undefined;
+      return;
+    }
+    const seen = this.blinks.see(dialogKey(d), now);
+    if (seen.key !== this.dialog?.key) this.dialog = { key: seen.key, match: d, since: seen.since };
   }
 
   /** The watch mode on `snap` (none without a screen or rules); a new one starts its still time now. */
@@ -73,7 +81,7 @@ export class ScreenAsks {
     }
     const d = e.code === 'unknown-dialog' && !m ? this.readings.dialog(snap) : undefined;
     if (d) {
-      e.key = dialogKey(d);
+      e.key = this.blinks.see(dialogKey(d), e.since).key;
       this.dialog = { key: e.key, match: d, since: e.since };
     }
   }
