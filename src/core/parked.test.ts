@@ -31,6 +31,13 @@ describe('parked jobs: a watch mode waiting for keys it will never get', () => {
     expect(h.wd.actions[0]!.keys).toBeUndefined();
   });
 
+  it('a tool gap shorter than the parked time still ends parked, not hung: the footer says more', () => {
+    const { wd, at } = driveWatchdog({ screenQuietMs: 1_000, toolGapMs: 2_000, settleMs: 1_000 });
+    at(0, { kind: 'screen', snapshot: snapshotOf(VITEST, { cursor: 'below' }) });
+    at(PARKED_MS);
+    expect(wd.history.map((t) => `${t.to}/${t.reason.code}`)).toEqual(['queued/submitted', 'running/started', 'blocked/parked']);
+  });
+
   it('tsc --watch is parked too', () => {
     const h = harness();
     h.at(0, h.screen(TSC));

@@ -295,7 +295,8 @@ export class Watchdog {
       this.v.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
     } else if (procBusy) {
       this.v.restate({ code: 'quiet-child-busy' }, now);
-    } else if (now >= this.hangDeadline()) {
+    } else if (now >= this.hangDeadline() && !this.asks.parked) {
+      // A watch mode's footer says more than a hang does: the parked verdict comes at its own time.
       this.block({ code: 'hung', ...(this.progress.cycling() ? { detail: 'cycling-screen' } : {}) }, undefined, this.progress.lastProgress(), now);
     }
   }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCast } from '../../src/record/cast-reader.js';
 import { cleanup, readJsonl, ROOT, startCli, tempDir, type JsonLine } from '../helpers/cli.js';
+import { testScopes } from '../helpers/daemon.js';
 
 afterEach(cleanup);
 
@@ -23,13 +24,14 @@ function run(command: string[], o: { cwd?: string; timeout?: string } = {}) {
 }
 
 /** A project with one passing test, vitest from this repository's node_modules. */
-function vitestProject(): string {
-  const dir = tempDir('ns-vitest-');
+function vitestProject(dir = tempDir('ns-vitest-')): string {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"name":"parked","type":"module","private":true}\n');
   writeFileSync(join(dir, 'a.test.js'), "import { test, expect } from 'vitest';\ntest('one', () => expect(1).toBe(1));\n");
   return dir;
 }
+
+const VITEST_WATCH = [process.execPath, join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), '--watch'];
 
 const CURSES_MENU = [
   'import curses, time',
@@ -51,7 +53,7 @@ const CURSES_MENU = [
 
 describe('parked jobs and menus with a status line, live', () => {
   it('vitest --watch in a temp project: blocked parked (vitest), escalated once, nothing typed', async () => {
-    const p = run([process.execPath, join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), '--watch'], { cwd: vitestProject() });
+    const p = run(VITEST_WATCH, { cwd: vitestProject() });
     await p.waitForJson((o) => o.type === 'state' && o.state === 'running', 10_000, 'running');
     const blocked = await p.waitForJson(isBlocked, 45_000, 'blocked');
     expect(blocked).toMatchObject({ reason: 'parked', detail: 'vitest' });
@@ -92,3 +94,27 @@ describe('parked jobs and menus with a status line, live', () => {
     expect(states.at(-1)).toMatchObject({ state: 'done', reason: 'timeout' });
   }, 50_000);
 });
+
+const scope = testScopes();
+
+describe('a parked job under the daemon', () => {
+  it('vitest --watch: blocked parked, paged once in words with cancel and send q, not re-paged; send q ends it with exit 0', async (ctx) => {
+    const s = scope(ctx);
+    const hooks = await s.server();
+    const d = await s.daemon(s.stateDir(`notify:\n  repage_after: 2s\n  notifiers:\n    - { kind: webhook, url: "${hooks.url('/hook')}" }\n`));
+    await d.submit('watch', VITEST_WATCH, ['--cwd', vitestProject(s.tempDir('ns-vitest-'))]);
+    const blocked = await d.waitState('watch', 'blocked', 'parked', 60_000);
+    expect(blocked.reason).toMatchObject({ code: 'parked', detail: 'vitest' });
+    const [hit] = await hooks.waitHits('/hook', 1, 20_000);
+    const page = JSON.parse(hit!.body) as { kind: string; prompt: string; commands: string[]; urgent: boolean };
+    expect(page).toMatchObject({ kind: 'parked', urgent: false, prompt: 'vitest is watching for changes and will never end by itself' });
+    expect(page.commands.slice(0, 2)).toEqual([expect.stringMatching(/^nightshift cancel .*watch$/), expect.stringMatching(/^nightshift send .*watch q$/)]);
+    // repage_after is 2 s: a few rounds go by, and still one page.
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect(hooks.on('/hook')).toHaveLength(1);
+    expect((await d.ns('send', ['watch', 'q'])).code).toBe(0);
+    const done = await d.waitState('watch', 'done', 'exit', 30_000);
+    expect(done.exit).toEqual({ code: 0, signal: null });
+  }, 120_000);
+});
+
