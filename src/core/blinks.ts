@@ -48,13 +48,13 @@ export class Blinks {
     this.last = undefined;
   }
 
-  /** `row:col` of every cell that came back to an earlier state of its own. */
-  private blinkingCells(): Set<string> {
-    const out = new Set<string>();
+  /** Every cell (`cellAt`) that came back to an earlier state of its own. */
+  private blinkingCells(): Set<number> {
+    const out = new Set<number>();
     const rows = Math.max(...this.frames.map((f) => f.cells.length));
     for (let r = 0; r < rows; r++) {
       const cols = Math.max(...this.frames.map((f) => f.cells[r]?.length ?? 0));
-      for (let c = 0; c < cols; c++) if (cameBack(this.frames.map((f) => f.cells[r]?.[c] ?? ''))) out.add(`${r}:${c}`);
+      for (let c = 0; c < cols; c++) if (cameBack(this.frames.map((f) => f.cells[r]?.[c] ?? ''))) out.add(cellAt(r, c));
     }
     return out;
   }
@@ -74,6 +74,10 @@ function cameBack(values: readonly string[]): boolean {
   return returned && seen.size <= MAX_STATES;
 }
 
-function mask(cells: readonly (readonly string[])[], blinking: ReadonlySet<string>): string {
-  return cells.map((row, r) => row.map((ch, c) => (blinking.has(`${r}:${c}`) ? ' ' : ch)).join('')).join('\n');
+/** A cell's number: rows are far narrower than this. */
+const cellAt = (row: number, col: number) => row * 65_536 + col;
+
+function mask(cells: readonly (readonly string[])[], blinking: ReadonlySet<number>): string {
+  if (blinking.size === 0) return cells.map((row) => row.join('')).join('\n');
+  return cells.map((row, r) => row.map((ch, c) => (blinking.has(cellAt(r, c)) ? ' ' : ch)).join('')).join('\n');
 }

@@ -47,8 +47,9 @@ export class ScreenAsks {
   /** The dialog on `snap` (none without a screen); a new structure starts settling now, a blink found late from when it began. */
   seeDialog(snap: ScreenSnapshot | undefined, now: number): void {
     const d = snap ? this.readings.dialog(snap) : undefined;
+    // Another kind of dialog is another dialog: what blinked in the last one says nothing of it.
+    if (!d || d.kind !== this.dialog?.match.kind) this.blinks.clear();
     if (!d) {
-      this.blinks.clear();
       this.dialog = undefined;
       return;
     }

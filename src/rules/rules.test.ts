@@ -161,6 +161,7 @@ describe('shipped watch modes (parked:)', () => {
   it.each([
     ['vitest-4.1.12-watch.txt', 'vitest-watch', 'vitest'],
     ['tsc-5.9.3-watch.txt', 'tsc-watch', 'tsc'],
+    ['vite-8.3.8-build-watch.txt', 'vite-build-watch', 'vite'],
   ])('the real screen %s is %s, naming %s', (name, id, program) => {
     expect(parkedOf(name)).toMatchObject({ id, programs: [program], answer: [] });
   });
