@@ -138,6 +138,7 @@ function nextFor(j: JobRecord, stateDir: string): string[] {
   const cli = (verb: string, ...args: string[]) => cliCommand(stateDir, verb, j.name, ...args);
   if (j.reason.code === 'hung') return [cli('attach'), cli('cancel')];
   if (j.reason.code.startsWith('probe:')) return [cli('continue'), cli('cancel')];
+  if (j.reason.code === 'parked') return [cli('cancel'), cli('send', 'q')];
   return [cli('show'), cli('answer', '<answer>')];
 }
 

@@ -24,7 +24,7 @@ export function registerRules(program: Command): void {
       const loaded = [];
       for (const f of policies) loaded.push(await loadPolicy(f));
       process.stdout.write(
-        `ok: ${set.prompts.length} prompt rules, ${set.questions.length} question hints, ${set.risks.length} risk patterns in ${set.files.length} file(s)\n`,
+        `ok: ${set.prompts.length} prompt rules, ${set.questions.length} question hints, ${set.parked.length} watch modes, ${set.risks.length} risk patterns in ${set.files.length} file(s)\n`,
       );
       for (const p of loaded) process.stdout.write(`ok: policy ${p.file}: ${p.allow.length} allow-listed package(s)\n`);
       const { coverage, unchecked } = coverageSummary(set.prompts);
@@ -44,9 +44,9 @@ export function registerRules(program: Command): void {
       const rows = text.replace(/\n$/, '').split('\n').map((r) => r.trimEnd());
       const last = Math.max(0, lastNonBlankRow(rows));
       const snap = { rows, cols: 200, cursor: { x: rows[last]!.length + 1, y: last }, alternate: false, fingerprint: fingerprintRows(rows) };
-      const hits = matchPrompts(snap, [...set.prompts, ...set.questions]);
+      const hits = matchPrompts(snap, [...set.prompts, ...set.questions, ...set.parked]);
       if (!hits.length) process.stdout.write('no rule matches\n');
-      for (const h of hits) process.stdout.write(`${h.rule.id} (${h.rule.class}) rows ${h.top}-${h.bottom}: ${JSON.stringify(h.text)}\n`);
+      for (const h of hits) process.stdout.write(`${h.rule.id} (${set.parked.includes(h.rule) ? 'parked' : h.rule.class}) rows ${h.top}-${h.bottom}: ${JSON.stringify(h.text)}\n`);
     });
 }
 

@@ -55,6 +55,8 @@ export function describeBlock(reason: Reason, prompt: string | undefined): strin
       return `quiet screen ends in an unrecognised question: ${lastLine}`;
     case 'unknown-dialog':
       return `a ${reason.detail ?? 'dialog'} no rule names waits at the bottom of the screen: ${lastLine}`;
+    case 'parked':
+      return parkedInWords(reason.detail);
     case 'agent-waiting':
       return `the agent says it waits for a person (${reason.detail ?? 'no detail'}) and no rule names its screen: ${lastLine}`;
     default:
@@ -67,7 +69,13 @@ const BLOCK_WHY: Readonly<Record<string, string>> = {
   'unknown-dialog': 'a dialog no rule names: escalated, never answered',
   'agent-waiting': 'the agent says it waits for a person and no rule names its screen: escalated, never answered',
   'unknown-prompt': 'unrecognised question on a quiet screen',
+  parked: 'a watch mode: done with its work, it waits for keys it will never get; paged once, never answered',
 };
+
+/** What a parked job is, in words: `vitest is watching for changes and will never end by itself`. */
+function parkedInWords(program: string | undefined): string {
+  return `${program ?? 'the program'} is watching for changes and will never end by itself`;
+}
 
 /** The escalation of a block no rule's prompt is behind (hung, an unknown question or dialog, the agent's word). */
 export function blockAction(reason: Reason, prompt: string | undefined, since: number, now: number, screen: readonly string[]): Action {

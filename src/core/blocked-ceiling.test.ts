@@ -25,6 +25,12 @@ describe('ceilingDeadlines', () => {
 });
 
 describe('BlockedCeiling', () => {
+  it('a parked job has no ceiling: nothing is asked, and letting it be is a person\'s choice', () => {
+    const { c } = ceiling();
+    c.action({ ...escalate(10 * M), reason: 'parked', rule: null });
+    expect(c.nextDeadline()).toBeUndefined();
+  });
+
   it('counts from the first page: warns once, then ends, then is done with the block', () => {
     const { c, clock } = ceiling();
     expect(c.nextDeadline()).toBeUndefined();

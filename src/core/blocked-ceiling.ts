@@ -49,9 +49,12 @@ export class BlockedCeiling {
     if (t.from === 'blocked' && t.to !== 'blocked') this.since = null;
   }
 
-  /** The first page of a block starts the wait; later pages of the same block do not move it. */
+  /**
+   * The first page of a block starts the wait; later pages of the same block do not move it.
+   * A parked job waits for no answer: it is done with its work and left as it is unless a person ends it.
+   */
   action(a: Action): void {
-    if (a.kind === 'escalate' && this.since === null) [this.since, this.warned] = [a.t, false];
+    if (a.kind === 'escalate' && a.reason !== 'parked' && this.since === null) [this.since, this.warned] = [a.t, false];
   }
 
   /** A person acted on the job (typed, sent): they are there, so the wait starts again. */

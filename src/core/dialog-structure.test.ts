@@ -91,3 +91,23 @@ describe('detectDialog: a selection shown only by its highlight (cell attributes
     expect(await shown(ansi)).toBeUndefined();
   });
 });
+
+describe('detectDialog: rows under a menu\'s hint footer', () => {
+  const MENU = 'Pick a task\n❯ build\n  test\n  deploy\n\n↑/↓ move · enter select · q quit';
+
+  it.each([
+    ['a blinking marker', '◆ waiting'],
+    ['a status line and a timer', 'status: idle\nelapsed 00:12'],
+    ['a spinner', '⠹ connecting'],
+  ])('a menu with %s under its footer; the dialog is read down to the footer', (_what, under) => {
+    expect(at(`${MENU}\n${under}`)).toEqual({ kind: 'menu', text: 'Pick a task\n❯ build\ntest\ndeploy\n↑/↓ move · enter select · q quit' });
+  });
+
+  it.each([
+    ['three rows under the footer', `${MENU}\none\ntwo\nthree`],
+    ['a marked row under the footer (a choice, not a status line)', `${MENU}\n❯ other`],
+    ['a numbered list in prose with a hint line and prose under it', 'Steps:\n1. build\n2. test\nUse ↑/↓ to scroll\nDone.'],
+  ])('not a menu: %s', (_what, text) => {
+    expect(at(text)).toBeUndefined();
+  });
+});

@@ -78,7 +78,7 @@ function picker(rows: readonly string[]): DialogMatch | undefined {
 
 /**
  * A choice group at the very bottom of the content (or just above a hint
- * footer): two or more rows at one text column, exactly one marked, and a
+ * footer, which may have a status line or two under it): two or more rows at one text column, exactly one marked, and a
  * hint — a key-hint footer, or a question right above the group. A list in
  * an agent's prose has no mark, or has the agent's input box under it.
  */
@@ -86,9 +86,9 @@ function menu(rows: readonly string[], styleAt: StyleAt | undefined): DialogMatc
   const kept = rows.flatMap((r, i) => (r.trim() === '' ? [] : [i]));
   const nonBlank = kept.map((i) => rows[i]!);
   const rowStyles = styleAt ? (i: number) => styleAt(kept[i]!) : undefined;
-  let end = nonBlank.length - 1;
-  const footer = HINT.test(nonBlank[end] ?? '') && !SELECTED.test(nonBlank[end]!);
-  if (footer) end--;
+  const footerAt = hintFooter(nonBlank);
+  const footer = footerAt !== undefined;
+  const end = (footerAt ?? nonBlank.length) - 1;
   const group = choiceGroup(nonBlank, end);
   if (!group) return undefined;
   const above = nonBlank[group.start - 1] ?? '';
@@ -96,17 +96,30 @@ function menu(rows: readonly string[], styleAt: StyleAt | undefined): DialogMatc
   // (dialog --menu without buttons). Styles are read last, and only for a group that could be one.
   if (group.marked === 1) {
     const hinted = footer || HINT.test(above) || QUESTION.test(above.trim());
-    return hinted ? menuMatch(nonBlank, group.start) : undefined;
+    return hinted ? menuMatch(nonBlank, group.start, footerAt) : undefined;
   }
   if (group.marked !== 0 || !rowStyles || (!footer && above.trim() === '')) return undefined;
   const styles: (string | null)[] = [];
   for (let i = group.start; i <= end; i++) styles.push(rowStyles(i));
-  return oneStandsOut(styles) ? menuMatch(nonBlank, group.start) : undefined;
+  return oneStandsOut(styles) ? menuMatch(nonBlank, group.start, footerAt) : undefined;
 }
 
-const menuMatch = (rows: readonly string[], start: number): DialogMatch => ({
+/** Rows a menu may show under its hint footer: a status line, a timer, a spinner, a blinking marker. */
+const UNDER_FOOTER = 2;
+
+/** The hint footer's index among the last rows; a marked row under it would be a choice, so no footer. */
+function hintFooter(rows: readonly string[]): number | undefined {
+  for (let i = rows.length - 1; i >= Math.max(0, rows.length - 1 - UNDER_FOOTER); i--) {
+    if (SELECTED.test(rows[i]!)) return undefined;
+    if (HINT.test(rows[i]!)) return i;
+  }
+  return undefined;
+}
+
+/** The menu from the row above its choices down to its footer: what lies under the footer is not asked, and may move. */
+const menuMatch = (rows: readonly string[], start: number, footerAt: number | undefined): DialogMatch => ({
   kind: 'menu',
-  text: rows.slice(Math.max(0, start - 1)).map((r) => r.trim()).join('\n'),
+  text: rows.slice(Math.max(0, start - 1), footerAt === undefined ? undefined : footerAt + 1).map((r) => r.trim()).join('\n'),
 });
 
 /** Rows ending at `end` whose text starts at one column, and how many of them a glyph marks. */
@@ -142,10 +155,7 @@ function oneStandsOut(styles: readonly (string | null)[]): boolean {
   return Math.min(a!, b!) === 1;
 }
 
-/** Status glyphs that blink or spin in a dialog's title; the dialog is the same dialog whatever they show. */
-const BLINKERS = /[●◉○◌•·✻✶✳✢✽*⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/gu;
-
-/** What must stay still for a dialog to settle: its kind and rows, blinking glyphs left out. */
+/** What must stay still for a dialog to settle: its kind and rows (the cells seen blinking are left out by blinks.ts). */
 export function dialogKey(d: DialogMatch): string {
-  return `${d.kind}\n${d.text.replace(BLINKERS, ' ')}`;
+  return `${d.kind}\n${d.text}`;
 }

@@ -3,6 +3,7 @@
  * a rule names (the candidate) and the dialog no rule names, each with the
  * time its text or structure last changed, which is what settling counts from.
  */
+import { Blinks } from './blinks.js';
 import { dialogKey, type DialogMatch } from './dialog-structure.js';
 import type { PromptMatch, PromptRule } from './prompt-match.js';
 import { ScreenReadings } from './screen-reading.js';
@@ -26,8 +27,12 @@ export class ScreenAsks {
   /** Prompts and dialogs read off screens seen before: spinner frames come round again and again. */
   private readonly readings = new ScreenReadings();
   candidate: Candidate | undefined;
-  /** A dialog no rule names (dialog-structure.ts), since its structure last changed. */
+  /** The dialog's cells that blink, found by watching it. */
+  private readonly blinks = new Blinks();
+  /** A dialog no rule names (dialog-structure.ts), since its structure last changed (blinking cells aside). */
   dialog: DialogCandidate | undefined;
+  /** A watch mode's footer (the rules' `parked:`), since its text last changed. */
+  parked: Candidate | undefined;
   /** The foreground program sits in a terminal read (the tty-read signal). */
   readingTty = false;
 
@@ -39,11 +44,24 @@ export class ScreenAsks {
     return m;
   }
 
-  /** The dialog on `snap` (none without a screen); a new structure starts settling now. */
+  /** The dialog on `snap` (none without a screen); a new structure starts settling now, a blink found late from when it began. */
   seeDialog(snap: ScreenSnapshot | undefined, now: number): void {
     const d = snap ? this.readings.dialog(snap) : undefined;
-    const key = d ? dialogKey(d) : undefined;
-    if (key !== this.dialog?.key) this.dialog = d && key ? { key, match: d, since: now } : undefined;
+    // Another kind of dialog is another dialog: what blinked in the last one says nothing of it.
+    if (!d || d.kind !== this.dialog?.match.kind) this.blinks.clear();
+    if (!d) {
+      this.dialog = undefined;
+      return;
+    }
+    const seen = this.blinks.see(dialogKey(d), now);
+    if (seen.key !== this.dialog?.key) this.dialog = { key: seen.key, match: d, since: seen.since };
+  }
+
+  /** The watch mode on `snap` (none without a screen or rules); a new one starts its still time now. */
+  seeParked(snap: ScreenSnapshot | undefined, rules: readonly PromptRule[] | undefined, now: number): void {
+    const m = snap && rules?.length ? this.readings.prompt(snap, rules) : undefined;
+    const key = m ? `parked:${m.rule.id}\n${m.text}` : undefined;
+    if (key !== this.parked?.key) this.parked = m && key ? { key, match: m, since: now } : undefined;
   }
 
   /** A question the quiet screen ends with (the rules' question list), without making it a candidate. */
@@ -64,7 +82,7 @@ export class ScreenAsks {
     }
     const d = e.code === 'unknown-dialog' && !m ? this.readings.dialog(snap) : undefined;
     if (d) {
-      e.key = dialogKey(d);
+      e.key = this.blinks.see(dialogKey(d), e.since).key;
       this.dialog = { key: e.key, match: d, since: e.since };
     }
   }

@@ -32,7 +32,7 @@ const COST_PER_READING = 64;
 interface Reading {
   readonly rows: readonly string[];
   readonly cost: number;
-  /** By rule list: the prompts while the screen moves, the questions once it is quiet. */
+  /** By rule list: the prompts and the watch modes while the screen moves, the questions once it is quiet. */
   readonly prompts: Map<readonly PromptRule[], PromptMatch | undefined>;
   dialog?: { readonly match: DialogMatch | undefined };
 }
@@ -48,7 +48,7 @@ export class ScreenReadings {
     if (r.prompts.has(rules)) return r.prompts.get(rules);
     const match = matchPrompt(snap, rules);
     // A rule reload brings new lists: the old ones' readings go.
-    if (r.prompts.size >= 2) r.prompts.clear();
+    if (r.prompts.size >= 3) r.prompts.clear();
     r.prompts.set(rules, match);
     return match;
   }

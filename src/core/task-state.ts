@@ -31,7 +31,8 @@ export interface Transition {
 export const REASONS: Readonly<Record<TaskState, readonly string[]>> = {
   queued: ['submitted'],
   running: ['started', 'screen', 'output', 'tool', 'proc', 'prompt-cleared', 'agent-working', 'continued', 'quiet-child-busy', 'quiet-tool-in-flight'],
-  blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung'],
+  blocked: ['prompt', 'unknown-prompt', 'unknown-dialog', 'agent-waiting', 'hung', 'parked'],
+  // parked (blocked): a program done with its work waits in a watch mode for keys it will never get.
   // lost: whoever held the job's terminal (the PTY host) died, and the child with it.
   // unanswered: blocked on a page past the ceiling on waiting (blocked-ceiling.ts).
   // unverified: the agent claimed done after changing code and ran no successful check despite the reminders.

@@ -50,6 +50,16 @@ export const KNOWN_DIALOG_SETTLE_MS = 1_000;
  */
 export const AGENT_WAIT_GRACE_MS = 500;
 
+/**
+ * A watch mode's footer must stand still this long, the process tree idle,
+ * before the job counts as parked. Nothing is lost by waiting (it will never
+ * end by itself, and nobody is asked anything), while a watcher that still
+ * works reprints within seconds: tsc's second pass, vitest re-running after
+ * an agent's edit. Ten seconds is several process-tree samples (2 s apart at
+ * the slowest pace a moving job has) and far under the 3-minute quiet check.
+ */
+export const PARKED_MS = 10_000;
+
 export const DEFAULT_WATCHDOG: WatchdogConfig = {
   screenQuietMs: 3 * 60_000,
   toolGapMs: 15 * 60_000,
@@ -60,6 +70,8 @@ export const DEFAULT_WATCHDOG: WatchdogConfig = {
 export interface WatchdogRules {
   readonly prompts: readonly PromptRule[];
   readonly questions: readonly PromptRule[];
+  /** Watch modes (rules' `parked:`): a program done with its work, waiting for keys it will never get. */
+  readonly parked?: readonly PromptRule[];
 }
 
 export type Signal =

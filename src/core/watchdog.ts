@@ -15,7 +15,7 @@ import { AnswerCheck } from './answer-check.js';
 import { ScreenAsks, type Candidate } from './screen-asks.js';
 import { Verdicts, type ResumePoint } from './verdicts.js';
 import { guardedClass, NEVER_ANSWERED, programKind, waitKind, waitMs, waitVerdict, type TtyMode } from './input-wait.js';
-import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type ResponderDecision, type WatchdogRules } from './watchdog-types.js';
+import { DEFAULT_WATCHDOG, PARKED_MS, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type ResponderDecision, type WatchdogRules } from './watchdog-types.js';
 
 export type { ResumePoint } from './verdicts.js';
 
@@ -162,6 +162,7 @@ export class Watchdog {
     const due: number[] = [];
     if (candidate && !this.v.blockedOn(candidate.key)) due.push(candidate.since + this.settleFor(candidate));
     if (dialog && !this.v.blockedOn(dialog.key)) due.push(dialog.since + this.config.settleMs);
+    if (this.asks.parked && this.v.state === 'running') due.push(this.parkedDue(this.asks.parked));
     if (this.answers.due !== undefined) due.push(this.answers.due);
     const waitDue = this.waitDue();
     if (waitDue !== undefined) due.push(waitDue);
@@ -185,6 +186,7 @@ export class Watchdog {
     const m = this.asks.prompt(snap, this.rules.prompts, now);
     if (resuming) this.asks.claim(this.v.episode!, m, snap, this.v.reason.rule);
     this.onDialog(m ? undefined : snap, now);
+    this.onParked(m ? undefined : snap, now);
     // A blink or a spinner frame on a hung or questioning screen is not activity; something new is.
     if (fresh && this.v.state === 'blocked' && this.wokenByScreen(now)) this.wake('screen', now);
     // A quiet spell is over once the screen moves again: the board must not say "quiet" of a job that prints.
@@ -199,7 +201,7 @@ export class Watchdog {
    */
   private wokenByScreen(now: number): boolean {
     const code = this.v.reason.code;
-    if (code === 'prompt' || code === 'unknown-dialog' || this.v.probeBlocked()) return false;
+    if (code === 'prompt' || code === 'unknown-dialog' || code === 'parked' || this.v.probeBlocked()) return false;
     return code !== 'agent-waiting' || now - (this.v.episode?.at ?? now) >= this.config.settleMs;
   }
 
@@ -217,6 +219,17 @@ export class Watchdog {
   private onDialog(snap: ScreenSnapshot | undefined, now: number): void {
     this.asks.seeDialog(snap, now);
     if (this.v.blockedFor('unknown-dialog') && !this.v.blockedOn(this.asks.dialog?.key ?? '')) this.promptCleared(now);
+  }
+
+  /** A parked job goes on when its watch mode leaves the screen: it works again (a re-run), or a person pressed a key. */
+  private onParked(snap: ScreenSnapshot | undefined, now: number): void {
+    this.asks.seeParked(snap, this.rules.parked, now);
+    if (this.v.blockedFor('parked') && !this.v.blockedOn(this.asks.parked?.key ?? '')) this.v.unblock({ code: 'screen' }, now);
+  }
+
+  /** When a watch mode counts as parked: its footer and the whole screen still for PARKED_MS. */
+  private parkedDue(p: Candidate): number {
+    return Math.max(p.since, this.progress.lastNewScreen) + PARKED_MS;
   }
 
   private onProc(busy: boolean, now: number): void {
@@ -278,6 +291,13 @@ export class Watchdog {
       this.blockOnWait(now);
       return;
     }
+    const p = this.asks.parked;
+    // Parked, not drawing: nothing new on screen, an idle tree, no tool call since the footer came.
+    if (p && running && now >= this.parkedDue(p) && !this.progress.procBusy && !this.progress.toolFinishedSince(p.since)) {
+      const reason: Reason = { code: 'parked', rule: p.match.rule.id, detail: p.match.rule.programs[0] ?? p.match.rule.id };
+      this.block(reason, p.match.text, p.since, now, p.key);
+      return;
+    }
     if (running && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
   }
 
@@ -313,7 +333,8 @@ export class Watchdog {
       this.v.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
     } else if (procBusy) {
       this.v.restate({ code: 'quiet-child-busy' }, now);
-    } else if (now >= this.hangDeadline()) {
+    } else if (now >= this.hangDeadline() && !this.asks.parked) {
+      // A watch mode's footer says more than a hang does: the parked verdict comes at its own time.
       this.block({ code: 'hung', ...(this.progress.cycling() ? { detail: 'cycling-screen' } : {}) }, undefined, this.progress.lastProgress(), now);
     }
   }

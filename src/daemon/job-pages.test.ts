@@ -48,4 +48,13 @@ describe('job pages (issue 10.2)', () => {
     expect(p.command).toBe('touch made.txt');
     expect(summarize(p)).toBe('nightshift: fixer wants to run `touch made.txt` — needs your permission');
   });
+
+  it('a parked job\'s page: what it is in words, cancel and send q, not urgent, sent once (never re-paged)', () => {
+    delete process.env.NIGHTSHIFT_STATE;
+    const text = 'vitest is watching for changes and will never end by itself';
+    const p = actionPage(action({ reason: 'parked', text, prompt: 'PASS  Waiting for file changes...\npress h to show help, press q to quit' }), base, 'j1:3', '/s', undefined);
+    expect(p).toMatchObject({ kind: 'parked', urgent: false, once: true, prompt: text });
+    expect(p.commands).toEqual(['nightshift cancel --state /s fixer', 'nightshift send --state /s fixer q', 'nightshift show --state /s fixer']);
+    expect(summarize(p)).toBe(`nightshift: fixer: ${text}`);
+  });
 });

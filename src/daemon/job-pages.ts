@@ -22,7 +22,7 @@ export { PAGE_LOG_LINES } from '../notify/ended-pages.js';
 export { cliCommand };
 
 function kindOf(reason: string): PageKind {
-  if (reason === 'prompt' || reason === 'hung') return reason;
+  if (reason === 'prompt' || reason === 'hung' || reason === 'parked') return reason;
   if (reason.startsWith(PROBE_BLOCK)) return 'probe';
   return WAITS_FOR_PERSON.has(reason) ? 'unknown-prompt' : 'other';
 }
@@ -63,6 +63,13 @@ function waysFor(kind: PageKind, a: Action, cli: Cli, name: string, rule: Prompt
     ];
   }
   if (kind === 'hung') return hangWays(cli, name);
+  if (kind === 'parked') {
+    return [
+      { label: 'Stop it', command: cli('cancel', name) },
+      { label: 'Quit the watch', command: cli('send', name, 'q') },
+      { label: 'Details', command: cli('show', name) },
+    ];
+  }
   if (ANSWERED_BY_KEYS.has(a.reason)) return [{ label: 'Answer at the terminal', command: cli('attach', name) }, { label: 'Details', command: cli('show', name) }];
   return promptWays(cli, name, a.prompt, rule);
 }
@@ -82,7 +89,8 @@ export function actionPage(a: Action, base: PageBase, key: string, stateDir: str
     rule: a.rule,
     class: a.class,
     // A probe's page is its verdict: the repeated call or error and the count, in the probe's words.
-    prompt: kind === 'probe' ? a.text : a.prompt,
+    // A parked job's page says what it is ("vitest is watching for changes…"); its footer is in the screen.
+    prompt: kind === 'probe' || kind === 'parked' ? a.text : a.prompt,
     urgent: kind === 'prompt' || kind === 'unknown-prompt' || kind === 'probe',
     answer_command: commands[0]!,
     commands,
@@ -91,6 +99,8 @@ export function actionPage(a: Action, base: PageBase, key: string, stateDir: str
     ...(a.risks?.length ? { risk: a.risks.map((r) => r.text) } : {}),
     // How long nothing moved: from the quiet's start to the verdict.
     ...(kind === 'hung' ? { quiet_ms: Math.max(0, a.t - a.since) } : {}),
+    // Parked is no emergency and a reminder changes nothing: the page goes out once.
+    ...(kind === 'parked' ? { once: true } : {}),
     // What a Decline button would send: only a known prompt whose rule has a safe "no".
     ...(kind === 'prompt' && rule && rule.decline.length > 0 ? { decline_keys: [...rule.decline] } : {}),
   };

@@ -74,7 +74,7 @@ notify:
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
     expect(parseNotifyConfig('pages: {}\nnotify:\n  notifiers: []\n', FILE).pageKinds).toEqual([...PAGE_SEND_KINDS]);
-    expect(PAGE_SEND_KINDS).toEqual(['prompt', 'unknown-prompt', 'hung', 'budget', 'other', 'probe', 'failed', 'start-failed', 'dependency-failed', 'interrupted', 'lost', 'disk', 'digest']);
+    expect(PAGE_SEND_KINDS).toEqual(['prompt', 'unknown-prompt', 'hung', 'budget', 'other', 'probe', 'failed', 'start-failed', 'dependency-failed', 'interrupted', 'lost', 'disk', 'parked', 'digest']);
     expect(parseNotifyConfig('notify:\n  repage_after: off\n', FILE).repageAfterMs).toBeNull();
     expect(parseNotifyConfig('notify:\n  repage_after: 90\n', FILE).repageAfterMs).toBe(90_000);
   });
@@ -95,7 +95,7 @@ notify:
     [
       'an unknown page kind',
       'pages:\n  send:\n    - prompt\n    - fire\n',
-      `${FILE}:4: pages.send.1: "fire" is not a page kind; expected one of prompt, unknown-prompt, hung, budget, other, probe, failed, start-failed, dependency-failed, interrupted, lost, disk, digest`,
+      `${FILE}:4: pages.send.1: "fire" is not a page kind; expected one of prompt, unknown-prompt, hung, budget, other, probe, failed, start-failed, dependency-failed, interrupted, lost, disk, parked, digest`,
     ],
     ['an unknown quiet-hours key', 'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgnt: [] }\n', `${FILE}:2: notify.quiet_hours.urgnt: Unrecognized key: "urgnt"`],
     [
@@ -153,7 +153,7 @@ notify:
     [
       'an unknown urgent kind',
       'notify:\n  quiet_hours: { start: "22:00", end: "07:00", urgent: [fire] }\n',
-      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"|"probe"|"failed"|"start-failed"|"dependency-failed"|"interrupted"|"lost"|"disk"|"digest"`,
+      `${FILE}:2: notify.quiet_hours.urgent.0: Invalid option: expected one of "prompt"|"unknown-prompt"|"hung"|"budget"|"other"|"probe"|"failed"|"start-failed"|"dependency-failed"|"interrupted"|"lost"|"disk"|"parked"|"digest"`,
     ],
     ['an empty argv', 'notify:\n  notifiers:\n    - { kind: command, argv: [] }\n', `${FILE}:3: notify.notifiers.0.argv: expected the command and its arguments`],
     [

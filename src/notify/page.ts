@@ -15,6 +15,8 @@ export const PAGE_KINDS = [
   'lost',
   // The state directory's disk is full: recordings and logs stop growing, the jobs go on.
   'disk',
+  // A program parked in a watch mode (vitest --watch): it will never end by itself; paged once, never re-paged.
+  'parked',
   // The morning digest (notify.digest_at): the night's summary, about no one job.
   'digest',
 ] as const;
@@ -61,7 +63,7 @@ export interface Page {
   last_lines?: string[];
   /** Each way on with what it does (`Yes`, `No`, `Stop`…), in the order of `commands`. */
   ways?: Array<{ label: string; command: string }>;
-  /** About a job that is over: sent once, never re-paged (nothing a reminder could change). */
+  /** Sent once, never re-paged (nothing a reminder could change): a job that is over, or parked. */
   once?: boolean;
 }
 

@@ -2,7 +2,7 @@
 import type { AgentVersion, PromptExtract, PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { keySequence } from '../core/keys.js';
 import { InputError } from '../util/errors.js';
-import { CHECKED_ENTRY, type PromptEntry } from './schema.js';
+import { CHECKED_ENTRY, type ParkedEntry, type PromptEntry } from './schema.js';
 import { lineAt, type YamlSource } from './yaml-source.js';
 
 type Path = (string | number)[];
@@ -78,6 +78,11 @@ export function compilePrompt(src: YamlSource, path: Path, e: PromptEntry): Prom
 
 export function compileQuestion(src: YamlSource, path: Path, e: QuestionLike): PromptRule {
   return { ...base(src, path, e), class: 'unknown', answer: [], decline: [], programs: [], generic: true };
+}
+
+/** Never answered: a parked program is left to a person (cancel, send q), so it has no keys. */
+export function compileParked(src: YamlSource, path: Path, e: ParkedEntry): PromptRule {
+  return { ...base(src, path, e), class: 'unknown', answer: [], decline: [], programs: e.programs, generic: false, checked: e.checked.map(parseChecked) };
 }
 
 function base(src: YamlSource, path: Path, e: QuestionLike) {

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { InputError } from '../util/errors.js';
-import { compilePrompt, compileQuestion, compileRisk } from './compile.js';
+import { compileParked, compilePrompt, compileQuestion, compileRisk } from './compile.js';
 import { ruleFile } from './schema.js';
 import { parseYaml, validate } from './yaml-source.js';
 
@@ -15,6 +15,8 @@ export interface RuleSet {
   readonly prompts: readonly PromptRule[];
   /** Patterns that make a quiet screen's tail look like a question (unknown prompt). */
   readonly questions: readonly PromptRule[];
+  /** Watch modes: a program done with its work that waits for keys it will never get (parked). */
+  readonly parked: readonly PromptRule[];
   /** Risk verbs and patterns: a hit makes a prompt destructive. */
   readonly risks: readonly RiskPattern[];
   readonly files: readonly string[];
@@ -23,6 +25,7 @@ export interface RuleSet {
 interface RuleParts {
   prompts: PromptRule[];
   questions: PromptRule[];
+  parked: PromptRule[];
   risks: RiskPattern[];
 }
 
@@ -65,7 +68,7 @@ async function readText(file: string): Promise<string> {
 
 function mergeRuleSets(parts: RuleParts[], files: string[]): RuleSet {
   const seen = new Map<string, { source: { file: string; line: number } }>();
-  for (const rule of parts.flatMap((p) => [...p.prompts, ...p.questions, ...p.risks])) {
+  for (const rule of parts.flatMap((p) => [...p.prompts, ...p.questions, ...p.parked, ...p.risks])) {
     const prev = seen.get(rule.id);
     if (prev) {
       throw new InputError(`duplicate rule id "${rule.id}" (first defined at ${prev.source.file}:${prev.source.line})`, rule.source);
@@ -75,6 +78,7 @@ function mergeRuleSets(parts: RuleParts[], files: string[]): RuleSet {
   return {
     prompts: parts.flatMap((p) => p.prompts),
     questions: parts.flatMap((p) => p.questions),
+    parked: parts.flatMap((p) => p.parked),
     risks: parts.flatMap((p) => p.risks),
     files,
   };
@@ -86,6 +90,7 @@ export function parseRuleFile(text: string, file: string): RuleParts {
   return {
     prompts: data.prompts.map((e, i) => compilePrompt(src, ['prompts', i], e)),
     questions: data.questions.map((e, i) => compileQuestion(src, ['questions', i], e)),
+    parked: data.parked.map((e, i) => compileParked(src, ['parked', i], e)),
     risks: data.risks.map((e, i) => compileRisk(src, ['risks', i], e)),
   };
 }

@@ -154,3 +154,30 @@ describe('rule file errors name file, line and reason', () => {
     expect(set.questions.length).toBeGreaterThanOrEqual(4);
   });
 });
+
+describe('shipped watch modes (parked:)', () => {
+  const parkedOf = (name: string) => matchPrompt(snapshotOf(screenFile(name).trimEnd(), { cursor: 'below' }), shippedRules.parked)?.rule;
+
+  it.each([
+    ['vitest-4.1.12-watch.txt', 'vitest-watch', 'vitest'],
+    ['tsc-5.9.3-watch.txt', 'tsc-watch', 'tsc'],
+    ['vite-8.3.8-build-watch.txt', 'vite-build-watch', 'vite'],
+  ])('the real screen %s is %s, naming %s', (name, id, program) => {
+    expect(parkedOf(name)).toMatchObject({ id, programs: [program], answer: [] });
+  });
+
+  it('a dev server is not parked (vite 8.3.8 ready, serving)', () => {
+    expect(parkedOf('vite-8.3.8-dev.txt')).toBeUndefined();
+  });
+
+  it('no prompt rule takes a watch footer for a prompt', () => {
+    expect(matchPrompt(snapshotOf(screenFile('vitest-4.1.12-watch.txt').trimEnd(), { cursor: 'below' }), shippedRules.prompts)).toBeUndefined();
+  });
+
+  it('a parked entry names its program: without one, FILE:LINE', () => {
+    const text = "version: 1\nparked:\n  - id: w\n    match: 'x'\n";
+    expect(() => parseRuleFile(text, 'p.yaml')).toThrow(InputError);
+    expect(() => parseRuleFile(text, 'p.yaml')).toThrow(/programs/);
+  });
+});
+

@@ -56,6 +56,15 @@ export const promptEntry = z
 
 export const questionEntry = z.object(patternFields).strict();
 
+/**
+ * A program parked in a watch mode: done with its work, waiting for keys it
+ * will never get. `programs[0]` names it in the page; `checked` lists the
+ * versions whose real screen the pattern was checked against.
+ */
+export const parkedEntry = z
+  .object({ ...patternFields, programs: z.array(z.string()).min(1, 'expected the program it names'), checked: checked.default([]) })
+  .strict();
+
 /** A pattern that makes any prompt destructive, whatever its rule said. */
 export const riskEntry = z.object({ id, match: regex, flags, description: z.string().optional() }).strict();
 
@@ -64,9 +73,11 @@ export const ruleFile = z
     version: z.literal(1),
     prompts: z.array(promptEntry).default([]),
     questions: z.array(questionEntry).default([]),
+    parked: z.array(parkedEntry).default([]),
     risks: z.array(riskEntry).default([]),
   })
   .strict();
 
 export type RuleFileData = z.infer<typeof ruleFile>;
 export type PromptEntry = z.infer<typeof promptEntry>;
+export type ParkedEntry = z.infer<typeof parkedEntry>;

@@ -98,9 +98,10 @@ export class PersonActs {
     this.acted('continue', who, { reason: watchdog.reason.code });
   }
 
+  /** Recorded before the keys go, as an answer is: a program that quits on the text (`q`) closes the job's log before the Enter. */
   async send(text: string, enter: boolean, who: string): Promise<void> {
-    await this.host.typed.text(text, enter);
     this.acted('send', who, { text });
+    await this.host.typed.text(text, enter);
   }
 
   key(name: string, who: string): void {
