@@ -182,7 +182,7 @@ scenario_npm-create-vite() {  # the install question (a person says y), then cre
 scenario_vitest-watch() {     # a test run that passes, then vitest parks in watch mode; a person presses q
   mkdir -p "$work/watched"
   echo "test('adds', () => { if (1 + 1 !== 2) throw new Error('sum') })" > "$work/watched/sum.test.js"
-  record vitest-watch 12 q --cwd "$work/watched" -- env -u CI "$root/node_modules/.bin/vitest" --globals --root "$work/watched"
+  record vitest-watch 20 q --cwd "$work/watched" -- env -u CI "$root/node_modules/.bin/vitest" --globals --root "$work/watched"
 }
 scenario_status-line-menu() { # a full-screen menu with a blinking "◆ waiting" status line under its hint footer
   record status-line-menu 12 q -- node -e "
