@@ -173,8 +173,8 @@ git_repo() {                  # a repository with one staged file, for a commit 
   echo hello > "$d/notes.txt" && git -C "$d" add notes.txt
   echo "$d"
 }
-scenario_git-commit-vim() { local d; d=$(git_repo repo-vim); record git-commit-vim 8 $'\x1b:cq\r' -- env GIT_EDITOR=vim git -C "$d" commit; }
-scenario_git-commit-nano() { local d; d=$(git_repo repo-nano); record git-commit-nano 8 $'\x18' -- env GIT_EDITOR=nano git -C "$d" commit; }
+scenario_git-commit-vim() { local d; d=$(git_repo repo-vim); record git-commit-vim 20 $'\x1b:cq\r' -- env GIT_EDITOR=vim git -C "$d" commit; }
+scenario_git-commit-nano() { local d; d=$(git_repo repo-nano); record git-commit-nano 20 $'\x18' -- env GIT_EDITOR=nano git -C "$d" commit; }
 scenario_npm-create-vite() {  # the install question (a person says y), then create-vite's text input and its ●/○ select
   RECORD_FEED="sleep 8; printf 'y\r'; sleep 10; printf '\r'; sleep 8; printf '\x03'" \
     record npm-create-vite 0 '' -- "${npx_env[@]}" npm_config_cache="$work/npm-cache-4" npm create vite@latest
