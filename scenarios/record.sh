@@ -3,7 +3,9 @@
 #   scenarios/record.sh            all of them
 #   scenarios/record.sh hang npx-install-allowed   just these
 # Needs: a built nightshift (npm install), network access to the npm registry
-# and Debian mirrors (npx, apt scenarios), root for apt, python3, ssh-keygen.
+# and Debian mirrors (npx, apt, npm create scenarios), root (apt; a user with a
+# password for sudo), python3, ssh-keygen, and Debian's openssh-server, sudo,
+# git, vim, nano and procps (top, watch).
 # Each recording is the job's own flight recorder (state/jobs/*/recording.cast);
 # quiet gaps are then lengthened with scripts/stretch-cast.mjs where the
 # scenario needs minutes of silence (the text is never edited).
@@ -18,13 +20,14 @@ cd "$work"
 touch "$work/empty-npmrc"   # a ~/.npmrc with yes=false would make npx refuse without asking
 
 # record NAME SECONDS_BEFORE_ANSWER ANSWER [run options…] -- CMD...   (ANSWER "" = a person never answers)
+# RECORD_FEED, when set, is the person instead: a bash snippet that types with printf between sleeps.
 record() {
   local name=$1 wait=$2 answer=$3; shift 3
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   # stdin from a process substitution: the run ends with the job, not with the feeder
   "$ns" run --quiet --state "$state" --cols 100 --rows 30 --timeout "${RECORD_TIMEOUT:-40s}" --name "$name" --cwd "$work" "${opts[@]}" "$@" \
-    < <(sleep "$wait"; [ -n "$answer" ] && printf '%s' "$answer"; sleep 60) || true
+    < <(if [ -n "${RECORD_FEED:-}" ]; then eval "$RECORD_FEED"; else sleep "$wait"; [ -n "$answer" ] && printf '%s' "$answer"; fi; sleep 60) || true
   local dir; dir=$(ls -td "$state"/jobs/* | head -1)
   cp "$dir/recording.cast" "$here/$name.cast"
   echo "recorded $here/$name.cast" >&2
@@ -147,5 +150,54 @@ for i in range(12): print('deploying service', i); time.sleep(0.5)
 "
 }
 
-all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner whiptail-yesno dialog-menu fzf-picker less-end node-blinking-menu curses-reverse-menu plan-progress idle-input-box prose-quotes-menu)
+# Programs waiting for a person that no rule names. The person gives up (Ctrl-C, :cq, ^X, q) after
+# several seconds and never answers what was asked.
+scenario_ssh-new-host() {     # Debian's sshd on 127.0.0.1, a host nobody has seen: the host-key question
+  local port sshd
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  ssh-keygen -q -t ed25519 -N '' -f "$work/host_key"
+  printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\nUsePAM no\n' "$port" "$work/host_key" "$work/sshd.pid" > "$work/sshd_config"
+  [ "$(id -u)" != 0 ] || mkdir -p /run/sshd   # privilege separation needs it when started by root
+  /usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" & sshd=$!
+  sleep 1
+  record ssh-new-host 8 $'\x03' -- ssh -o UserKnownHostsFile="$work/known_hosts" -o GlobalKnownHostsFile=/dev/null -p "$port" 127.0.0.1 true
+  kill "$sshd"
+}
+scenario_sudo-password() {    # sudo -k asks the password of a user who has one (echo off)
+  id agent >/dev/null 2>&1 || { useradd -m agent && echo 'agent:drill-only-password' | chpasswd; }
+  record sudo-password 8 $'\x03' --cwd / -- runuser -u agent -- sudo -k true
+}
+git_repo() {                  # a repository with one staged file, for a commit without -m
+  local d="$work/$1"
+  git init -q "$d" && git -C "$d" config user.email drill@example.invalid && git -C "$d" config user.name drill
+  echo hello > "$d/notes.txt" && git -C "$d" add notes.txt
+  echo "$d"
+}
+scenario_git-commit-vim() { local d; d=$(git_repo repo-vim); record git-commit-vim 20 $'\x1b:cq\r' -- env GIT_EDITOR=vim git -C "$d" commit; }
+scenario_git-commit-nano() { local d; d=$(git_repo repo-nano); record git-commit-nano 20 $'\x18' -- env GIT_EDITOR=nano git -C "$d" commit; }
+scenario_npm-create-vite() {  # the install question (a person says y), then create-vite's text input and its ●/○ select
+  RECORD_FEED="sleep 8; printf 'y\r'; sleep 10; printf '\r'; sleep 8; printf '\x03'" \
+    record npm-create-vite 0 '' -- "${npx_env[@]}" npm_config_cache="$work/npm-cache-4" npm create vite@latest
+}
+scenario_vitest-watch() {     # a test run that passes, then vitest parks in watch mode; a person presses q
+  mkdir -p "$work/watched"
+  echo "test('adds', () => { if (1 + 1 !== 2) throw new Error('sum') })" > "$work/watched/sum.test.js"
+  record vitest-watch 20 q --cwd "$work/watched" -- env -u CI "$root/node_modules/.bin/vitest" --globals --root "$work/watched"
+}
+scenario_status-line-menu() { # a full-screen menu with a blinking "◆ waiting" status line under its hint footer
+  record status-line-menu 12 q -- node -e "
+const items = ['staging', 'production', 'local']; let on = true;
+const draw = () => { process.stdout.write('\x1b[H\x1b[2J  deploy-tool v3\r\n\r\n  Pick a target\r\n\r\n' +
+  items.map((x, i) => (i === 0 ? '  ❯ ' : '    ') + x).join('\r\n') + '\r\n\r\n  ↑/↓ move · enter select · q quit\r\n' +
+  (on ? '  ◆ waiting' : '    waiting')); on = !on; };
+process.stdout.write('\x1b[?1049h\x1b[?25l'); draw(); const t = setInterval(draw, 500);
+process.stdin.setRawMode(true); process.stdin.resume();
+process.stdin.on('data', (d) => { if (String(d) === 'q') { clearInterval(t); process.stdout.write('\x1b[?25h\x1b[?1049l'); process.exit(0); } });"
+}
+# Must not fire: live displays that keep changing while they wait for a key.
+scenario_top() { record top 12 q -- top; }
+scenario_watch-date() { record watch-date 10 $'\x03' -- watch -n 0.5 date; }
+
+all=(confirm-prompt npx-install npx-install-allowed npx-install-not-allowed apt-remove rm-interactive long-build hang quoted-prompt retry-spinner whiptail-yesno dialog-menu fzf-picker less-end node-blinking-menu curses-reverse-menu plan-progress idle-input-box prose-quotes-menu
+     ssh-new-host sudo-password git-commit-vim git-commit-nano npm-create-vite vitest-watch status-line-menu top watch-date)
 for name in "${@:-${all[@]}}"; do "scenario_$name"; done

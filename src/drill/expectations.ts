@@ -29,6 +29,8 @@ const actionMatch = z
     reason: z.string().optional(),
     layer: z.string().optional(),
     keys: z.array(z.string()).optional(),
+    /** Words the action's prompt or text must contain: what a person is shown. */
+    says: z.string().min(1).optional(),
   })
   .strict();
 

@@ -111,7 +111,8 @@ function fitsAction(a: ActionEntry, m: ActionMatch): boolean {
     (m.class === undefined || m.class === a.class) &&
     (m.reason === undefined || m.reason === a.reason) &&
     (m.layer === undefined || m.layer === a.layer) &&
-    (m.keys === undefined || JSON.stringify(m.keys) === JSON.stringify(a.keys ?? []))
+    (m.keys === undefined || JSON.stringify(m.keys) === JSON.stringify(a.keys ?? [])) &&
+    (m.says === undefined || `${a.prompt ?? ''}\n${a.text}`.includes(m.says))
   );
 }
 

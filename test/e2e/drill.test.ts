@@ -185,3 +185,23 @@ describe('nightshift drill: failed expectations', () => {
     expect(human.stdout).toContain('✗ reached forbidden');
   });
 });
+
+describe('nightshift drill: what an action says', () => {
+  /** rm-interactive with one action expectation; returns the drill's verdict on it. */
+  async function drillSays(says: string) {
+    const dir = tempDir('ns-e2e-drill-');
+    const cast = join(dir, 'rm.cast');
+    copyFileSync(join(SCENARIOS, 'rm-interactive.cast'), cast);
+    writeFileSync(join(dir, 'rm.expect.yaml'), `expect:\n  actions:\n    - { kind: escalate, says: ${JSON.stringify(says)} }\n`);
+    const r = await runCli(['drill', '--json', cast]);
+    return { code: r.code, scenario: oneJson(r.stdout).scenarios[0]! };
+  }
+
+  it('says: words in the action prompt or text pass; words it does not say fail, named', async () => {
+    const file = await drillSays('notes.txt');
+    expect({ code: file.code, passed: file.scenario.passed }).toEqual({ code: 0, passed: true });
+    const absent = await drillSays('COMMIT_EDITMSG');
+    expect(absent.code).toBe(1);
+    expect(absent.scenario.failures).toEqual([`no action {"kind":"escalate","says":"COMMIT_EDITMSG"}`]);
+  });
+});
