@@ -33,6 +33,9 @@ export function spread(ms: number, key: number): number {
 /** The slowest a quiet job's tree is read: busy/idle news is at most this late (a watchdog deadline samples afresh). */
 export const MAX_SAMPLE_MS = 30_000;
 
+/** A reading this young (or younger than the base interval) is fresh enough for a decision. */
+const FRESH_MS = 250;
+
 /**
  * Reads a job's tree every `everyMs` while anything moves (output, a change
  * in the tree, its CPU or its foreground), then half as often each time
@@ -85,9 +88,13 @@ export class ProcSampler {
     this.sample();
   }
 
-  /** Samples now unless the last reading is younger than the base interval: a deadline is about to be judged. */
+  /**
+   * Samples now unless the last reading is younger than FRESH_MS: a deadline is about to be
+   * judged, and a reading from most of an interval ago still counts a program's start-up
+   * (sudo's, before its password question) as work going on.
+   */
   fresh(): void {
-    if (this.task && this.clock.now() - this.lastSampleAt >= this.baseMs) this.sample();
+    if (this.task && this.clock.now() - this.lastSampleAt >= Math.min(FRESH_MS, this.baseMs)) this.sample();
   }
 
   /** Something moved (output): back to the base pace. Cheap enough for every chunk. */
