@@ -47,10 +47,11 @@ export function riskInWords(cls: string | null, risk: readonly string[] = []): s
   return words ? `${words}${hits}` : hits ? `risky${hits}` : null;
 }
 
-/** The line of a prompt that asks: the last one with a `?`, else the last non-blank one. */
+/** The line of a prompt that asks: the last one with a `?`, else the last ending in a colon (`Project name:`), else the last non-blank one. */
 export function questionOf(prompt: string | null): string | null {
   const lines = (prompt ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
-  return [...lines].reverse().find((l) => l.includes('?')) ?? lines.at(-1) ?? null;
+  const last = (test: (l: string) => boolean) => [...lines].reverse().find(test);
+  return last((l) => l.includes('?')) ?? last((l) => /:$/.test(l)) ?? lines.at(-1) ?? null;
 }
 
 /** Words that open a question rather than name an act ("Is it…?", "Which…?"): such a question is quoted, not turned into "wants to". */

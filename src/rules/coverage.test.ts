@@ -78,7 +78,7 @@ describe('coverage', () => {
   it('summarises the shipped rules by agent and version', () => {
     expect(coverageSummary(shippedRules.prompts)).toEqual({
       coverage:
-        'claude-code 2.1.112, 2.1.332 (3 rules); codex 0.171.0 (1 rule); copilot 1.0.102 (2 rules); gemini 0.61.0 (2 rules); opencode 1.18.33 (1 rule); qwen 0.24.4 (1 rule)',
+        'claude-code 2.1.112, 2.1.332 (3 rules); codex 0.171.0 (1 rule); copilot 1.0.102 (2 rules); create-vite 9.3.0 (1 rule); gemini 0.61.0 (2 rules); opencode 1.18.33 (1 rule); qwen 0.24.4 (1 rule)',
       // Cursor and Kimi could not be run here: their rules come from published texts.
       unchecked: ['codex-trust', 'cursor-agent-approval', 'kimi-approval'],
     });
