@@ -328,7 +328,9 @@ export class Watchdog {
     const toolDuringQuiet = tools.inFlight > 0 || (tools.lastEventAt ?? -Infinity) >= lastNewScreen;
     // A program waiting for an answer reads the terminal; it does not burn CPU.
     if (question && !toolDuringQuiet && !procBusy) {
-      this.block({ code: 'unknown-prompt', class: 'unknown', detail: `question:${question.rule.id}` }, question.text, lastNewScreen, now);
+      // A password's or a host key's question says what it asks, whichever check found it.
+      const cls = guardedClass(question.text, this.asks.readingTty, this.ttyMode) ?? 'unknown';
+      this.block({ code: 'unknown-prompt', class: cls, detail: `question:${question.rule.id}` }, question.text, lastNewScreen, now);
     } else if (tools.inFlight > 0) {
       this.v.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
     } else if (procBusy) {

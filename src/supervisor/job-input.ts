@@ -5,6 +5,9 @@ import { keySequence } from '../core/keys.js';
 import type { JobRecording } from '../record/job-recording.js';
 import type { PromptRule } from '../core/prompt-match.js';
 
+/** What is written down in place of a secret a person typed. */
+export const SECRET_MASK = '***';
+
 export class RecordedInput {
   constructor(
     private readonly pty: PtyPort,
@@ -12,9 +15,9 @@ export class RecordedInput {
     private readonly clock: Clock,
   ) {}
 
-  /** Text, then Enter unless told otherwise. */
-  async text(text: string, enter = true): Promise<void> {
-    this.cast.input(this.clock.now(), text + (enter ? '\r' : ''));
+  /** Text, then Enter unless told otherwise; a secret is recorded as SECRET_MASK, never as typed. */
+  async text(text: string, enter = true, secret = false): Promise<void> {
+    this.cast.input(this.clock.now(), (secret ? SECRET_MASK : text) + (enter ? '\r' : ''));
     await this.pty.sendText(text, { enter });
   }
 
@@ -31,9 +34,9 @@ export class RecordedInput {
     await this.pty.sendKeys([...names]);
   }
 
-  /** Keystrokes as they come (attach, the terminal of `run`). */
-  raw(data: string): void {
-    this.cast.input(this.clock.now(), data);
+  /** Keystrokes as they come (attach, the terminal of `run`); at a secret's question, recorded as `*` each, Enter kept. */
+  raw(data: string, secret = false): void {
+    this.cast.input(this.clock.now(), secret ? data.replace(/[^\r\n]/g, '*') : data);
     this.pty.write(data);
   }
 

@@ -15,7 +15,7 @@ import type { Watchdog } from '../core/watchdog.js';
 import { keySequence } from '../core/keys.js';
 import { InputError } from '../util/errors.js';
 import type { EvidenceLog } from './evidence.js';
-import { personAnswerKeys, type RecordedInput } from './job-input.js';
+import { personAnswerKeys, SECRET_MASK, type RecordedInput } from './job-input.js';
 import type { JobAgent } from './job-agent.js';
 import type { Logger } from './logger.js';
 
@@ -64,9 +64,12 @@ export class PersonActs {
     const by = byLabel(who);
     if ('text' in input) {
       const { keys, enter } = personAnswerKeys(rule, input.text);
-      this.recordAnswer(by, keys, input.text);
-      await this.host.typed.text(input.text, enter);
-      return this.answered(by, keys);
+      const secret = this.secretAsked();
+      // A secret goes to the program only: evidence, the log, the recording and the reply say it was typed, not what.
+      const shown = secret ? keys.map((k) => (k === input.text ? SECRET_MASK : k)) : keys;
+      this.recordAnswer(by, shown, secret ? SECRET_MASK : input.text);
+      await this.host.typed.text(input.text, enter, secret);
+      return this.answered(by, shown);
     }
     const keys = 'key' in input ? [input.key] : ruleKeys(rule, input.choice, id, watchdog.reason.code);
     // A key name that does not exist is refused before anything is recorded or sent.
@@ -100,8 +103,9 @@ export class PersonActs {
 
   /** Recorded before the keys go, as an answer is: a program that quits on the text (`q`) closes the job's log before the Enter. */
   async send(text: string, enter: boolean, who: string): Promise<void> {
-    this.acted('send', who, { text });
-    await this.host.typed.text(text, enter);
+    const secret = this.secretAsked();
+    this.acted('send', who, { text: secret ? SECRET_MASK : text });
+    await this.host.typed.text(text, enter, secret);
   }
 
   key(name: string, who: string): void {
@@ -115,9 +119,15 @@ export class PersonActs {
    * job is their decision that it goes on, as `send` is.
    */
   input(data: string, who = 'terminal'): void {
-    this.host.typed.raw(data);
+    this.host.typed.raw(data, this.secretAsked());
     this.host.present();
     if (data.includes('\r')) this.typedLine(who);
+  }
+
+  /** The job is blocked on a question for a secret (echo off, a password): what a person types there is never written down. */
+  private secretAsked(): boolean {
+    const { watchdog } = this.host;
+    return watchdog.state === 'blocked' && watchdog.reason.class === 'secret';
   }
 
   /** `cancel`: recorded as the person's, then the graceful stop. */
