@@ -1,6 +1,6 @@
 // A person's other acts on a job: send a line, acknowledge its page,
-// continue it, cancel it (after a confirm: it cannot be undone). Each is one
-// POST; the API's sentence is shown when it refuses.
+// continue it, cancel it (after a confirm: it cannot be undone), press one
+// key. Each is one POST; the API's sentence is shown when it refuses.
 import { jobPath, post } from './api.js';
 import { confirmThen, el, fill, showError } from './ui.js';
 
@@ -52,4 +52,43 @@ export function actionPanel(box, name, canAct, onActed) {
     // A queued job can be cancelled too (it then never starts).
     cancel.disabled = !canAct || job.state === 'done';
   };
+}
+
+/** The key pad's keys: [key name for POST …/key, what the button says, its accessible name]. */
+const PAD_KEYS = [
+  ['enter', 'Enter', 'Enter'],
+  ['escape', 'Esc', 'Escape'],
+  ['up', '↑', 'Up arrow'],
+  ['down', '↓', 'Down arrow'],
+  ['left', '←', 'Left arrow'],
+  ['right', '→', 'Right arrow'],
+  ['y', 'y', 'y'],
+  ['n', 'n', 'n'],
+  ['ctrl-c', 'Ctrl-C', 'Control C'],
+];
+/** Keys that can throw away what the program was doing: a second tap confirms them, as an answer is confirmed. */
+const RISKY_KEYS = new Set(['escape', 'ctrl-c']);
+
+/**
+ * One button per key, each sent alone and without Enter (POST …/key), for a
+ * dialog no rule names: `digits` are the ones the dialog shows (else 1–9).
+ */
+export function keyPad(name, digits, onActed) {
+  const keys = [...PAD_KEYS.slice(0, 2), ...digits.map((d) => [d, d, d]), ...PAD_KEYS.slice(2)];
+  const pad = el('div', { class: 'key-pad', id: 'key-pad', role: 'group', 'aria-labelledby': 'key-pad-title' });
+  for (const [key, text, label] of keys) {
+    const button = el('button', { type: 'button', 'data-key': key, 'aria-label': `Press ${label}` }, text);
+    const press = async () => {
+      showError('', '#act-error');
+      try {
+        await post(jobPath(name, '/key'), { key });
+        onActed(`Pressed ${text}.`, true);
+      } catch (e) {
+        showError(e, '#act-error');
+      }
+    };
+    button.addEventListener('click', () => (RISKY_KEYS.has(key) ? confirmThen(button, `Press ${text}? It may cancel what the program is doing.`, `Yes, press ${text}`, press) : press()));
+    pad.append(button);
+  }
+  return el('div', { class: 'key-pad-box' }, el('h3', { id: 'key-pad-title', class: 'key-pad-title' }, 'Keys (each sent alone, without Enter)'), pad);
 }

@@ -25,9 +25,10 @@ async function main() {
   if (!who) return;
   const canAct = who.role === 'operator';
 
-  const acted = (text) => {
+  const acted = (text, answered = false) => {
     $('#act-ok').textContent = text;
     refresh();
+    if (answered) nextBlocked($('#next'), name).catch((e) => showError(e, '#act-error'));
   };
   const updateActs = actionPanel($('#actions'), name, canAct, acted);
   // On a fleet, a job another host runs streams from that host: here, its stored screen and a link.
@@ -63,6 +64,25 @@ async function main() {
     }
   };
   every(POLL_MS, refresh);
+}
+
+/** The job that has waited for a person longest, other than this one, as a link; else that nothing else needs them. */
+async function nextBlocked(box, name) {
+  const { jobs } = await get('/api/v1/jobs');
+  const waiting = (jobs ?? []).filter((j) => j.state === 'blocked' && j.name !== name);
+  const since = (j) => Date.parse(j.blocked_since ?? j.last_activity ?? j.created) || 0;
+  const next = waiting.sort((a, b) => since(a) - since(b))[0];
+  const board = el('a', { href: '/', class: 'q-board', id: 'back-to-board' }, 'Back to the board');
+  if (!next) {
+    box.replaceChildren(el('p', { id: 'next-none' }, 'Nothing else needs you.'), board);
+    return;
+  }
+  const more = waiting.length > 1 ? ` (${waiting.length - 1} more after it)` : '';
+  box.replaceChildren(
+    el('a', { href: `/jobs/${encodeURIComponent(next.name)}`, class: 'q-next', id: 'next-job', 'data-job': next.name }, `Next blocked job: ${next.name}`),
+    el('p', { class: 'muted' }, `${reasonText(next.reason)}${more}`),
+    board,
+  );
 }
 
 main().catch(showError);

@@ -141,7 +141,15 @@ export const promptViewSchema = z.object({
   layer: z.string(),
   why: z.string(),
   command: z.string().nullable(),
+  /** What is being approved, in plain sight: the command, the file or the URL the prompt names. */
+  subject: z.object({ kind: z.enum(['command', 'file', 'url']), text: z.string() }).nullable(),
+  /** The risk words the prompt hit (rules/risk.yaml). */
+  risk: z.array(z.string()),
+  /** The class and risk in the words pages use ("needs your permission", "destructive («rm -rf»)"). */
+  risk_words: z.string().nullable(),
   choices: z.array(z.object({ choice: z.enum(['answer', 'decline']), keys: z.array(z.string()), label: z.string() })),
+  /** The dialog's own numbered options (`2. Yes, allow once`), each answered by its digit; none that widens a permission. */
+  options: z.array(z.object({ key: z.string(), label: z.string() })),
 });
 
 /**
@@ -164,6 +172,7 @@ export const shownSchema = z.object({
 /** What a person deciding needs of the prompt a job is blocked on. */
 export type PromptView = z.output<typeof promptViewSchema>;
 export type PromptChoice = PromptView['choices'][number];
+export type PromptSubject = NonNullable<PromptView['subject']>;
 
 export const evidenceListSchema = z.object({ records: z.array(evidenceSchema) });
 

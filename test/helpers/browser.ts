@@ -67,3 +67,13 @@ export function pageErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** Waits until `selector`'s text contains `text` (the page updates itself: polls and the WebSocket). */
+export async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
+  try {
+    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
+  } catch (e) {
+    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector);
+    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
+  }
+}

@@ -7,9 +7,8 @@
  * test has its own state directory, socket, port and browser context.
  * Screenshots at phone and desktop size go to .tmp/screenshots/ (NIGHTSHIFT_SCREENSHOTS=docs/screenshots refreshes the README's).
  */
-import type { Page } from 'playwright-core';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { browsers, DESKTOP, pageErrors, PHONE } from '../helpers/browser.js';
+import { browsers, DESKTOP, pageErrors, PHONE, waitText } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { freePort, testScopes, type DaemonProc } from '../helpers/daemon.js';
 
@@ -47,16 +46,6 @@ async function token(d: DaemonProc, name: string, role = 'operator'): Promise<To
 async function blockedJob(d: DaemonProc): Promise<void> {
   await d.submit(JOB, ASK);
   await d.waitState(JOB, 'blocked', 'prompt', 20_000);
-}
-
-/** Waits until `selector`'s text contains `text` (the page updates itself: polls and the WebSocket). */
-async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
-  try {
-    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
-  } catch (e) {
-    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector);
-    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
-  }
 }
 
 const TERMINAL = '#terminal .xterm-accessibility';
