@@ -39,8 +39,12 @@ export function promptView(live: { blockedPrompt(): BlockedPrompt | null }, epis
   };
 }
 
-/** A file a dialog names: Claude's "make this edit to X?", "create X?", or the path under an "Edit/Write/Read file" title. */
-const FILE = [/Do you want to (?:make this edit to|create|overwrite|write to|read|delete) ([^\s?]+)\?/, /^\s*(?:Edit|Write|Create|Read|Update) file\n(?:\s*\n)?\s+(\S[^\n]*)/m];
+/** A file a dialog names: Claude's "make this edit to X?", the path under an "Edit file" title, or under Cursor's "Write to this file?". */
+const FILE = [
+  /Do you want to (?:make this edit to|create|overwrite|write to|read|delete) ([^\s?]+)\?/,
+  /^\s*(?:Edit|Write|Create|Read|Update) file\n(?:\s*\n)?\s+(\S[^\n]*)/m,
+  /(?:Write to|Edit|Create|Delete) this file\?\n\s*(\S[^\n]*)/,
+];
 const URL_RE = /\bhttps?:\/\/[^\s'"<>│]+/;
 
 /** What is being approved: the command the rule read, else a file or a URL the prompt names. */
