@@ -9,16 +9,18 @@ export function actionPanel(box, name, canAct, onActed) {
   const input = el('input', { id: 'send-text', name: 'text', type: 'text', autocomplete: 'off', enterkeyhint: 'send', placeholder: 'A line to type into the job' });
   const sendBtn = el('button', { type: 'submit', id: 'send' }, 'Send');
   const form = el('form', { class: 'send' }, input, sendBtn);
+  // Enter goes after the text unless the person says not (a dialog that takes a word as keys).
+  const enter = el('input', { id: 'send-enter', type: 'checkbox', checked: true });
   const ack = el('button', { type: 'button', id: 'ack' }, 'Acknowledge page');
   const cont = el('button', { type: 'button', id: 'continue', title: 'go on after a probe stopped the job' }, 'Continue');
   const cancel = el('button', { type: 'button', id: 'cancel', class: 'danger' }, 'Cancel job');
 
-  const act = async (what, path, body, button) => {
+  const act = async (what, path, body, button, answers = false) => {
     showError('', '#act-error');
     button.disabled = true;
     try {
       await post(jobPath(name, path), body);
-      onActed(what);
+      onActed(what, answers);
     } catch (e) {
       showError(e, '#act-error');
     } finally {
@@ -29,7 +31,7 @@ export function actionPanel(box, name, canAct, onActed) {
     ev.preventDefault();
     const text = input.value;
     if (!text) return;
-    act(`Sent “${text}” and Enter.`, '/send', { text }, sendBtn).then(() => (input.value = ''));
+    act(`Sent “${text}”${enter.checked ? ' and Enter' : ' without Enter'}.`, '/send', { text, enter: enter.checked }, sendBtn, true).then(() => (input.value = ''));
   });
   ack.addEventListener('click', () => act('Page acknowledged: no more reminders for it.', '/ack', {}, ack));
   cont.addEventListener('click', () => act('Asked the job to go on.', '/continue', {}, cont));
@@ -37,13 +39,14 @@ export function actionPanel(box, name, canAct, onActed) {
 
   fill(
     box,
-    el('label', { class: 'block', for: 'send-text' }, 'Reply (sent with Enter)'),
+    el('label', { class: 'block', for: 'send-text' }, 'Reply'),
     form,
+    el('label', { class: 'check', for: 'send-enter' }, enter, ' Press Enter after it'),
     el('div', { class: 'buttons' }, cont, ack, cancel),
     canAct ? null : el('p', { class: 'note' }, 'Viewers cannot act on a job; ask for an operator token.'),
   );
 
-  const controls = [input, sendBtn, ack, cont, cancel];
+  const controls = [input, enter, sendBtn, ack, cont, cancel];
   return (job) => {
     const live = job.state === 'running' || job.state === 'blocked';
     for (const c of controls) c.disabled = !canAct || !live;

@@ -66,12 +66,15 @@ async function main() {
   every(POLL_MS, refresh);
 }
 
-/** The job that has waited for a person longest, other than this one, as a link; else that nothing else needs them. */
+/**
+ * The job that has waited for a person longest, other than this one, as a
+ * link; else that nothing else needs them. The board comes in attention
+ * order (src/board/attention.ts: blocked first, the longest waiting at the top).
+ */
 async function nextBlocked(box, name) {
   const { jobs } = await get('/api/v1/jobs');
   const waiting = (jobs ?? []).filter((j) => j.state === 'blocked' && j.name !== name);
-  const since = (j) => Date.parse(j.blocked_since ?? j.last_activity ?? j.created) || 0;
-  const next = waiting.sort((a, b) => since(a) - since(b))[0];
+  const next = waiting[0];
   const board = el('a', { href: '/', class: 'q-board', id: 'back-to-board' }, 'Back to the board');
   if (!next) {
     box.replaceChildren(el('p', { id: 'next-none' }, 'Nothing else needs you.'), board);

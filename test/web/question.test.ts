@@ -137,13 +137,19 @@ describe('the question card on a phone (390×844)', () => {
     expect((await d.show('menu')).screen).not.toContain('"\\u001b"]');
     await page.click('#key-pad .confirm-box button.confirm');
     await screenHas(d, 'menu', 'read:["2","\\u001b[A","\\u001b"]');
+    // The reply box can leave out its Enter: a word typed as keys.
+    await page.uncheck('#send-enter');
+    await page.fill('#send-text', 'ab');
+    await page.click('#send');
+    await waitText(page, '#act-ok', 'Sent “ab” without Enter.');
+    await screenHas(d, 'menu', 'read:["2","\\u001b[A","\\u001b","ab"]');
     await page.click('#key-pad button[data-key="ctrl-c"]');
     await page.click('#key-pad .confirm-box button.confirm');
     await d.waitState('menu', 'done', undefined, 15_000);
     await waitText(page, '#next', 'Nothing else needs you.');
     expect(await page.getAttribute('#back-to-board', 'href')).toBe('/');
     const shown = await d.show('menu');
-    expect(shown.screen).toContain('read:["2","\\u001b[A","\\u001b","\\u0003"]');
+    expect(shown.screen).toContain('read:["2","\\u001b[A","\\u001b","ab","\\u0003"]');
     expect(errors).toEqual([]);
   }, 150_000);
 });
