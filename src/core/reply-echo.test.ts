@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import { stripReplyEchoes, withoutReplyEchoes } from './reply-echo.js';
+import { isTerminalReply, stripReplyEchoes, withoutReplyEchoes } from './reply-echo.js';
 
 const Q = 'Continue? [y/N] ';
 
@@ -61,5 +61,14 @@ describe('replies echoed by the tty', () => {
     expect(wd.state).toBe('blocked');
     expect(wd.reason).toMatchObject({ code: 'prompt', rule: 'generic-yes-no' });
     expect(wd.actions[0]!.prompt).toBe('Continue? [y/N]');
+  });
+
+  it('tells a terminal\'s replies, as they arrive on its input, from what a person types', () => {
+    for (const r of ['\x1b[?64;1;2;6;9;15;18;21;22c', '\x1b[>41;390;0c', '\x1b[5;1R', '\x1b[0n', '\x1bP1$r0m\x1b\\', '\x1b]11;rgb:0000/0000/0000\x07', '\x1b[?1;2c\x1b[>0;276;0c']) {
+      expect(isTerminalReply(r), JSON.stringify(r)).toBe(true);
+    }
+    for (const k of ['y', 'y\r', '\x1b', '\x1b[A', '\x1b[15~', '\x1b[Z', '\x1b[200~pasted\x1b[201~', '\x1b[97;5u', '\x1b[?1;2cy', 'x\x1b[0n']) {
+      expect(isTerminalReply(k), JSON.stringify(k)).toBe(false);
+    }
   });
 });
