@@ -43,6 +43,7 @@ describe('terminal queries under a daemon job', () => {
       expect(r.code, r.stderr).toBe(0);
       const done = await d.waitState(a.name, 'done', undefined, 20_000);
       expect(readFileSync(done.paths!.recording, 'utf8')).toContain(JUST_Y);
+      expect(readFileSync(done.paths!.log, 'utf8')).toContain('terminal query not answered: the terminal is in canonical mode');
     }, 60_000);
   }
 
