@@ -118,9 +118,10 @@ export class PersonActs {
 
   /**
    * Keystrokes from the person at the terminal (`attach`, `run`'s own
-   * terminal); recorded as input. The terminal's own replies to the
-   * program's queries are not the person's: they are not recorded. A line they enter while a probe holds the
-   * job is their decision that it goes on, as `send` is.
+   * terminal); recorded as input. A line they enter while a probe holds the
+   * job is their decision that it goes on, as `send` is. The terminal's own
+   * replies to the program's queries are not the person's: they take the
+   * job's reply gate and are not recorded.
    */
   input(data: string, who = 'terminal'): void {
     if (isTerminalReply(data)) return this.host.terminalReply(data);
