@@ -6,6 +6,7 @@
  */
 import type { Clock } from './clock.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
+import { withoutReplyEchoes } from './reply-echo.js';
 import type { Reason, TaskState, Transition } from './task-state.js';
 import { NO_RESPONDER, promptAction } from './actions.js';
 import { Progress } from './progress.js';
@@ -177,7 +178,9 @@ export class Watchdog {
     return future.length ? Math.min(...future) : undefined;
   }
 
-  private onScreen(snap: ScreenSnapshot, now: number): void {
+  private onScreen(seen: ScreenSnapshot, now: number): void {
+    // A terminal's reply echoed after a question must not hide it from the rules.
+    const snap = withoutReplyEchoes(seen);
     const changed = snap.fingerprint !== this.screen?.fingerprint;
     this.screen = snap;
     const resuming = this.v.episode?.resuming === true;

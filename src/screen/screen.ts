@@ -94,8 +94,10 @@ export class Screen {
 
   /**
    * Answers xterm gives to the program's own queries (cursor position,
-   * device attributes). Forward them to the PTY: some TUIs stall or fail at
-   * startup when a cursor-position request goes unanswered.
+   * device attributes, DECRQSS, DECRQM, window size). Some TUIs stall or fail
+   * at startup when a cursor-position request goes unanswered; a reply the
+   * program can't read as one (its terminal in canonical mode) hides its
+   * question instead: the caller decides which go (QueryReplies).
    */
   onReply(cb: (data: string) => void): { dispose(): void } {
     return this.term.onData((data) => {

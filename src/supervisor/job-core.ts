@@ -18,6 +18,8 @@ import type { PtyPort } from '../pty/pty-port.js';
 import type { JobRecording } from '../record/job-recording.js';
 import type { OpenedTerminal } from './job-terminal.js';
 import { LIVE_PIECE, Screen } from '../screen/screen.js';
+import { readTtyMode } from '../pty/tty-mode.js';
+import { QueryReplies } from './query-replies.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { UnansweredDecline } from './unanswered-decline.js';
 import { CeilingWatch } from './ceiling-watch.js';
@@ -51,6 +53,8 @@ export class JobCore {
   readonly pty: PtyPort;
   readonly watchdog: Watchdog;
   private readonly screenState: Screen;
+  /** The program's terminal queries answered only where it can read the answer. */
+  private readonly replies: QueryReplies;
   readonly cast: JobRecording;
   readonly typed: RecordedInput;
   readonly feed: ScreenFeed;
@@ -106,6 +110,12 @@ export class JobCore {
     this.typed = new RecordedInput(pty, this.cast, this.clock);
     this.screenState = new Screen(spec.cols, spec.rows, LIVE_PIECE);
     store.add(() => this.screenState.dispose());
+    this.replies = new QueryReplies(
+      () => readTtyMode(pty.pid),
+      (reply) => pty.write(reply),
+      (reply) => this.log.info({ reply: JSON.stringify(reply) }, 'terminal query not answered: the terminal is in canonical mode'),
+    );
+    store.add(() => this.replies.dispose());
     const bundle = opts.bundle.current;
     this.responder = new Responder(bundle.rules.risks, bundle.policy);
     this.watchdog = new Watchdog(bundle.rules, this.clock, opts.config, { responder: this.responder, env: spec.env });
@@ -151,6 +161,7 @@ export class JobCore {
       marker: (label) => this.marker(label),
       observe: (signal) => this.observe(signal),
       present: () => this.personPresent(),
+      terminalReply: (reply) => this.replies.reply(reply),
       stop: (cause) => this.host.stop(cause),
     });
   }
@@ -253,7 +264,7 @@ export class JobCore {
         },
       }),
     );
-    if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.pty.write(reply));
+    if (opts.answerQueries !== false) this.screenState.onReply((reply) => this.replies.reply(reply));
     this.procs.start(opts.procSampleMs ?? 1_000);
     // An agent's tool calls come from its transcript; the event file too would count each call twice.
     if (!opts.agent) await attachEventFile(opts.paths.events, this.sources);

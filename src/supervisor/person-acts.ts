@@ -13,6 +13,7 @@ import type { PromptRule } from '../core/prompt-match.js';
 import type { Signal } from '../core/watchdog-types.js';
 import type { Watchdog } from '../core/watchdog.js';
 import { keySequence } from '../core/keys.js';
+import { isTerminalReply } from '../core/reply-echo.js';
 import { InputError } from '../util/errors.js';
 import type { EvidenceLog } from './evidence.js';
 import { personAnswerKeys, SECRET_MASK, type RecordedInput } from './job-input.js';
@@ -33,6 +34,8 @@ export interface PersonHost {
   observe(signal: Signal): void;
   /** Someone is at the job's terminal: on_unanswered waits for them. */
   present(): void;
+  /** A person's terminal answered the program's query: it goes where the job's own replies go. */
+  terminalReply(reply: string): void;
   /** The job's graceful stop; `cause` becomes its done reason. */
   stop(cause: string): Promise<unknown>;
 }
@@ -116,9 +119,12 @@ export class PersonActs {
   /**
    * Keystrokes from the person at the terminal (`attach`, `run`'s own
    * terminal); recorded as input. A line they enter while a probe holds the
-   * job is their decision that it goes on, as `send` is.
+   * job is their decision that it goes on, as `send` is. The terminal's own
+   * replies to the program's queries are not the person's: they take the
+   * job's reply gate and are not recorded.
    */
   input(data: string, who = 'terminal'): void {
+    if (isTerminalReply(data)) return this.host.terminalReply(data);
     this.host.typed.raw(data, this.secretAsked());
     this.host.present();
     if (data.includes('\r')) this.typedLine(who);
