@@ -8,7 +8,7 @@
  * operator reads clear values.
  */
 import type { Board } from '../board/board.js';
-import { MASK, redactDeep, redactorFor, type Redactor } from '../notify/secrets.js';
+import { MASK, maskEnv, redactDeep, redactorFor, type Redactor } from '../notify/secrets.js';
 
 export interface WebRedactionOptions {
   /** `web.show_env`: env values in clear for everyone signed in. */
@@ -26,9 +26,14 @@ export class WebRedaction {
     return redactorFor(job === undefined ? undefined : this.board.get(job)?.env);
   }
 
-  /** A JSON answer fit for the web: every string redacted, every env record masked. */
+  /**
+   * A JSON answer fit for the web: every string redacted, every env record
+   * masked whole; with `web.show_env`, env records as the daemon gives them
+   * (names that look secret still ***, notify/secrets.ts maskEnv) but the values not redacted.
+   */
   json<T>(value: T, r: Redactor): T {
-    return redactDeep(this.opts.showEnv ? value : (maskEnvRecords(value, 0) as T), r);
+    const env = (e: unknown): unknown => (!isStringRecord(e) ? redactDeep(e, r) : this.opts.showEnv ? maskEnv(e) : maskAll(e));
+    return redactDeep(value, r, { env });
   }
 
   /**
@@ -50,16 +55,6 @@ export class WebRedaction {
     }
     return JSON.stringify(this.json(parsed, r));
   }
-}
-
-/** Copies `v` with each `env` record's values replaced by ***, names kept. */
-function maskEnvRecords(v: unknown, depth: number): unknown {
-  if (v === null || typeof v !== 'object' || depth > 20) return v;
-  if (Array.isArray(v)) return v.map((x) => maskEnvRecords(x, depth + 1));
-  if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = k === 'env' && isStringRecord(x) ? maskAll(x) : maskEnvRecords(x, depth + 1);
-  return out;
 }
 
 const maskAll = (env: Record<string, string>): Record<string, string> => Object.fromEntries(Object.keys(env).map((k) => [k, MASK]));
