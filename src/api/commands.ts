@@ -11,6 +11,17 @@ import { DIGEST_NIGHT_MS } from './digest.js';
 import * as R from './results.js';
 
 const text = z.string().min(1);
+/**
+ * What `send` types: printable text. A control character is a key press
+ * (Ctrl-C, Esc), and it is refused before anything is typed, naming the
+ * command that presses keys, rather than typed half-way.
+ */
+const typedText = text.superRefine((v, ctx) => {
+  const m = /[\u0000-\u001f\u007f]/.exec(v);
+  if (!m) return;
+  const code = `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  ctx.addIssue({ code: 'custom', message: `text holds the control character ${code}: send types text; press keys with key (nightshift key JOB ctrl-c, or POST /api/v1/jobs/JOB/key {"key":"ctrl-c"})` });
+});
 const none = z.strictObject({});
 const job = z.strictObject({ job: text });
 /**
@@ -91,7 +102,7 @@ export const COMMANDS = [
     fleet: 'owner',
     result: R.jobIdSchema,
     http: { method: 'POST', path: '/jobs/:job/send' },
-    args: z.strictObject({ job: text, text, enter: z.boolean().optional(), who }),
+    args: z.strictObject({ job: text, text: typedText, enter: z.boolean().optional(), who }),
   }),
   defineRecord({
     name: 'continue',

@@ -166,7 +166,7 @@ export class Daemon implements CommandHost {
 
   /** The web view; links point at notify.public_url when set (a proxy in front), else at the address it listens on. */
   private async startWeb(plan: ListenPlan, notify: NotifyConfig, commands: CommandRunner, onError: (e: unknown) => void): Promise<void> {
-    const web = (this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError }));
+    const web = (this.web = await WebServer.start(plan, { daemon: this, commands, auth: this.webAuth, now: () => Date.now(), onError, web: notify.web }));
     this.parts.add(() => web.close());
     this.webBaseUrl = notify.links?.publicUrl ?? this.web.url;
   }

@@ -53,7 +53,16 @@ notify:
       links: null,
       digestAt: null,
       maxBlockedMs: 2 * 60 * 60_000,
+      web: { trustedProxies: [], showEnv: false },
     });
+  });
+
+  it('web: trusted_proxies (addresses or CIDR ranges, none by default) and show_env; a bad address is refused with file:line and the value', () => {
+    expect(parseNotifyConfig('web:\n  trusted_proxies: [127.0.0.1, "::1", 10.0.0.0/8]\n  show_env: true\n', FILE).web).toEqual({ trustedProxies: ['127.0.0.1', '::1', '10.0.0.0/8'], showEnv: true });
+    expect(parseNotifyConfig('notify: {}\n', FILE).web).toEqual({ trustedProxies: [], showEnv: false });
+    expect(problem('web:\n  trusted_proxies:\n    - 127.0.0.1\n    - loopback\n')).toBe(`${FILE}:4: web.trusted_proxies.1: "loopback" is not an IP address or CIDR range; expected e.g. 127.0.0.1 or 10.0.0.0/8`);
+    expect(problem('web:\n  trusted_proxies: [10.0.0.0/33]\n')).toMatch(/^.*:2: web.trusted_proxies.0: "10.0.0.0\/33" is not an IP address/);
+    expect(problem('web:\n  show_env: yes please\n')).toMatch(/:2: web.show_env: /);
   });
 
   it('digest_at: a local time of day, in minutes after midnight; a bad one is refused with file:line and the value', () => {
@@ -69,7 +78,7 @@ notify:
   });
 
   it('defaults: 30m re-page, no quiet hours, nobody paged; off disables re-paging', () => {
-    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: 2 * 60 * 60_000 });
+    expect(parseNotifyConfig('', FILE)).toEqual({ repageAfterMs: 30 * 60_000, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: 2 * 60 * 60_000, web: { trustedProxies: [], showEnv: false } });
     expect(parseNotifyConfig('# nothing yet\n', FILE).notifiers).toEqual([]);
     // pages: alone, or without send: every kind is sent by default.
     expect(parseNotifyConfig('pages:\n  send: [disk, interrupted]\n', FILE)).toMatchObject({ notifiers: [], pageKinds: ['disk', 'interrupted'] });
@@ -89,8 +98,8 @@ notify:
 
   it.each<[string, string, string]>([
     ['an unknown key', 'notify:\n  repage_after: 5m\n  repage: 1m\n', `${FILE}:3: notify.repage: Unrecognized key: "repage"`],
-    ['a misspelt section (issue 8)', '# paging\nnotifyy:\n  notifiers: []\n', `${FILE}:2: notifyy: unknown section; config.yaml has notify:, pages: and jobs:`],
-    ['any other top-level section', 'notify: {}\ndaemon: { other: section }\n', `${FILE}:2: daemon: unknown section; config.yaml has notify:, pages: and jobs:`],
+    ['a misspelt section (issue 8)', '# paging\nnotifyy:\n  notifiers: []\n', `${FILE}:2: notifyy: unknown section; config.yaml has notify:, pages:, jobs: and web:`],
+    ['any other top-level section', 'notify: {}\ndaemon: { other: section }\n', `${FILE}:2: daemon: unknown section; config.yaml has notify:, pages:, jobs: and web:`],
     ['an unknown key under pages', 'pages:\n  sendd: [prompt]\n', `${FILE}:2: pages.sendd: Unrecognized key: "sendd"`],
     [
       'an unknown page kind',

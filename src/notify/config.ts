@@ -6,6 +6,7 @@
  * refused with file:line before the daemon starts.
  */
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { lineAt, parseYaml, validate } from '../rules/yaml-source.js';
@@ -66,6 +67,15 @@ export interface NotifyConfig {
   digestAt: number | null;
   /** `jobs.max_blocked`: the ceiling on waiting for a job submitted without `--max-blocked`; null = off. */
   maxBlockedMs: number | null;
+  /** `web:`: what the web view trusts and shows. */
+  web: WebConfig;
+}
+
+export interface WebConfig {
+  /** `web.trusted_proxies`: the addresses (or CIDR ranges) whose X-Forwarded-* headers are believed; none by default. */
+  trustedProxies: string[];
+  /** `web.show_env`: env values shown in clear on the web; by default every value is masked there. */
+  showEnv: boolean;
 }
 
 export interface PageLinkConfig {
@@ -78,7 +88,7 @@ export interface PageLinkConfig {
 export const DEFAULT_PAGE_PERSON = 'on-call';
 
 export function emptyNotifyConfig(): NotifyConfig {
-  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: DEFAULT_MAX_BLOCKED_MS };
+  return { repageAfterMs: DEFAULT_REPAGE_MS, quietHours: null, notifiers: [], pageKinds: [...PAGE_SEND_KINDS], links: null, digestAt: null, maxBlockedMs: DEFAULT_MAX_BLOCKED_MS, web: { trustedProxies: [], showEnv: false } };
 }
 
 const REF_HINT = 'write env:NAME or file:PATH and keep the secret there';
@@ -207,9 +217,22 @@ const pagesSection = z
 /** What the daemon does with jobs submitted without their own setting. */
 const jobsSection = z.object({ max_blocked: duration }).partial().strict();
 
+/** An IPv4 or IPv6 address, or a CIDR range of them: what fastify's trustProxy (proxy-addr) takes. */
+const proxyAddress = z.string().refine(
+  (v) => {
+    const [addr, bits, ...more] = v.split('/');
+    const family = isIP(addr ?? '');
+    if (family === 0 || more.length > 0) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  },
+  { error: (iss) => `"${String(iss.input)}" is not an IP address or CIDR range; expected e.g. 127.0.0.1 or 10.0.0.0/8` },
+);
+
+const webSection = z.object({ trusted_proxies: z.array(proxyAddress), show_env: z.boolean() }).partial().strict();
+
 const configFile = z.strictObject(
-  { notify: notifySection.nullish(), pages: pagesSection.nullish(), jobs: jobsSection.nullish() },
-  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown section; config.yaml has notify:, pages: and jobs:` : undefined) },
+  { notify: notifySection.nullish(), pages: pagesSection.nullish(), jobs: jobsSection.nullish(), web: webSection.nullish() },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown section; config.yaml has notify:, pages:, jobs: and web:` : undefined) },
 );
 
 type RawNotifier = z.infer<typeof notifier>;
@@ -221,8 +244,9 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
   const whole = validate(src, configFile);
   const pageKinds = whole.pages?.send ? [...new Set(whole.pages.send)] : [...PAGE_SEND_KINDS];
   const maxBlockedMs = whole.jobs?.max_blocked === undefined ? DEFAULT_MAX_BLOCKED_MS : whole.jobs.max_blocked;
+  const web: WebConfig = { trustedProxies: whole.web?.trusted_proxies ?? [], showEnv: whole.web?.show_env ?? false };
   const data = whole.notify;
-  if (!data) return { ...emptyNotifyConfig(), pageKinds, maxBlockedMs };
+  if (!data) return { ...emptyNotifyConfig(), pageKinds, maxBlockedMs, web };
   if (data.page_person !== undefined && data.public_url === undefined) {
     throw new InputError('notify.page_person: it names who page links sign in as, and there are no links without notify.public_url', {
       file,
@@ -247,6 +271,7 @@ export function parseNotifyConfig(text: string, file: string): NotifyConfig {
     links: data.public_url === undefined ? null : { publicUrl: data.public_url, pagePerson: data.page_person ?? DEFAULT_PAGE_PERSON },
     digestAt: data.digest_at ?? null,
     maxBlockedMs,
+    web,
   };
 }
 

@@ -24,6 +24,8 @@ describe('redact', () => {
     ['secret_key=', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG', 'AWS_SECRET_ACCESS_KEY=[redacted]'],
     ['URL password', 'git clone https://bob:pa55w0rd@example.com/r.git', 'git clone https://bob:[redacted]@example.com/r.git'],
     ['JWT', `cookie ${jwt}`, 'cookie [redacted]'],
+    ['MySQL -pSECRET', 'mysql -uapp -pcorrecthorse99 -h db shop', 'mysql -uapp -p[redacted] -h db shop'],
+    ['mysqldump -pSECRET', 'mysqldump --all -ps3cret', 'mysqldump --all -p[redacted]'],
     [
       'PEM private key',
       'a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\nz',
@@ -43,6 +45,8 @@ describe('redact', () => {
       'commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39',
       'Enter password:',
       'npm install left-pad@1.3.0',
+      'mysql -p shop',
+      'grep -pattern file',
     ].join('\n');
     expect(redact(text)).toBe(text);
   });

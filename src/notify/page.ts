@@ -96,6 +96,8 @@ const PATTERNS: Array<[RegExp, string]> = [
   // ("Basic authentication failed") survives.
   [/\b(Bearer)[ \t]+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${R}`],
   [/\b(Basic)[ \t]+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/=]{8,}/g, `$1 ${R}`],
+  // The MySQL clients' password glued to -p (mysql -uapp -pSECRET): the one short flag that carries a secret.
+  [/(\bmysql(?:dump|admin|import|show|check)?\b[^\n]*?[ \t]-p)(?!\[redacted\])(?=\S)[^\s"',;]+/g, `$1${R}`],
   // Passwords in URLs: scheme://user:password@host.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${R}@`],
   // name=value / name: value where the name says secret; never across a line

@@ -60,19 +60,22 @@ export function redactorFor(env: Readonly<Record<string, string>> | null | undef
  * Every string inside `value` redacted (objects and arrays copied, other
  * values kept). Errors become plain `{type, message, stack}` records.
  */
-export function redactDeep<T>(value: T, r: Redactor): T {
-  return walk(value, r, 0) as T;
+export function redactDeep<T>(value: T, r: Redactor, byKey: ByKey = {}): T {
+  return walk(value, r, byKey, 0) as T;
 }
 
-function walk(v: unknown, r: Redactor, depth: number): unknown {
+/** A field, wherever it is, that takes its own treatment instead of the walk (the web's `env`: redact.ts). */
+export type ByKey = Readonly<Record<string, (value: unknown) => unknown>>;
+
+function walk(v: unknown, r: Redactor, byKey: ByKey, depth: number): unknown {
   if (typeof v === 'string') return r(v);
   if (v === null || typeof v !== 'object' || depth > 20) return v;
   // pino's own error form (type, message and stack with their causes, own fields such as `command`), then redacted.
-  if (v instanceof Error) return walk({ ...pino.stdSerializers.err(v) }, r, depth + 1);
-  if (Array.isArray(v)) return v.map((x) => walk(x, r, depth + 1));
+  if (v instanceof Error) return walk({ ...pino.stdSerializers.err(v) }, r, byKey, depth + 1);
+  if (Array.isArray(v)) return v.map((x) => walk(x, r, byKey, depth + 1));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = walk(x, r, depth + 1);
+  for (const [k, x] of Object.entries(v)) out[k] = Object.hasOwn(byKey, k) ? byKey[k]!(x) : walk(x, r, byKey, depth + 1);
   return out;
 }
 

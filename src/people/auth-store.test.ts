@@ -297,3 +297,34 @@ describe('WebAuth audit', () => {
     ]);
   });
 });
+
+describe('WebAuth: access ending, limited addresses, codes of the wrong kind', () => {
+  it('cachedOnly: a token verified lately passes, any other is refused without running scrypt', async () => {
+    const { auth } = store();
+    const { token } = auth.createToken('alice', 'operator', T0);
+    const before = scrypts();
+    expect(await auth.verifyToken(token, T0, { cachedOnly: true })).toBeNull();
+    expect(await auth.verifyToken(token, T0)).toEqual({ name: 'alice', role: 'operator' });
+    expect(await auth.verifyToken(token, T0 + 1, { cachedOnly: true })).toEqual({ name: 'alice', role: 'operator' });
+    expect(await auth.verifyToken(`${token.slice(0, -1)}x`, T0 + 1, { cachedOnly: true })).toBeNull();
+    expect(scrypts() - before).toBe(1);
+  });
+
+  it('onAccessEnded names the person on revoke and on a new token', () => {
+    const { auth } = store();
+    const ended: string[] = [];
+    auth.onAccessEnded((name) => ended.push(name));
+    auth.createToken('alice', 'operator', T0);
+    auth.revoke('alice', T0 + 1);
+    expect(ended).toEqual(['alice', 'alice']);
+  });
+
+  it('redeemCodeOf uses only a code of the asked kind; another kind is named and left usable', () => {
+    const { auth } = store();
+    const person = { name: 'alice', role: 'operator' as const };
+    const login = auth.mintCode(person, { kind: 'login', next: '/' }, 10 * MIN, T0);
+    expect(auth.redeemCodeOf(login, 'action', T0 + 1)).toEqual({ other: 'login' });
+    expect(auth.redeemCodeOf(login, 'login', T0 + 2)).toEqual({ person, purpose: { kind: 'login', next: '/' } });
+    expect(auth.redeemCodeOf(login, 'login', T0 + 3)).toBeNull();
+  });
+});

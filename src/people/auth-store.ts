@@ -11,6 +11,7 @@
 import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Database } from '../board/db.js';
 import { InputError } from '../util/errors.js';
+import { Emitter, type Event } from '../util/event.js';
 import { AuditLog, type AuditEntry } from './audit.js';
 import { checkInput, codePurposeSchema, personNameSchema, webRoleSchema } from './auth-input.js';
 import { statements, type CodeRow, type PersonRow, type SessionRow } from './auth-sql.js';
@@ -69,6 +70,9 @@ export class WebAuth {
   private readonly log: AuditLog;
   private readonly s: ReturnType<typeof statements>;
   private readonly verified = new VerifiedTokens();
+  private readonly accessEnded = new Emitter<string>();
+  /** A person's access ended (revoked, or a new token replaced theirs): their open streams must close too. */
+  readonly onAccessEnded: Event<string> = this.accessEnded.event;
 
   constructor(
     private readonly db: Database,
@@ -92,6 +96,7 @@ export class WebAuth {
       this.endAccess(person);
     })();
     this.verified.forget(person);
+    this.accessEnded.fire(person);
     return { token: `nst_${id}_${part}` };
   }
 
@@ -104,7 +109,7 @@ export class WebAuth {
   revoke(name: string, now: number): Revoked | null {
     const person = checkInput(personNameSchema, name);
     this.verified.forget(person);
-    return this.db.transaction((): Revoked | null => {
+    const done = this.db.transaction((): Revoked | null => {
       // Dead sessions and codes are cleared first, so the counts say what really ended.
       this.prune(now);
       const token = this.s.revoke.run(now, person).changes === 1;
@@ -113,18 +118,22 @@ export class WebAuth {
       if (!token) this.s.insertRevoked.run({ name: person, token_id: `none:${person}`, created: now, revoked: now });
       return { token, ...ended };
     })();
+    this.accessEnded.fire(person);
+    return done;
   }
 
   list(): TokenListing[] {
     return (this.s.list.all() as PersonRow[]).map((r) => ({ name: r.name, role: r.role, created: iso(r.created)!, last_used: iso(r.last_used), revoked: iso(r.revoked) }));
   }
 
-  async verifyToken(token: string, now: number): Promise<Person | null> {
+  /** `cachedOnly`: a token not verified in the last TOKEN_CACHE_MS is refused without running scrypt. */
+  async verifyToken(token: string, now: number, opts: { cachedOnly?: boolean } = {}): Promise<Person | null> {
     const m = TOKEN.exec(token);
     if (!m) return null;
     const [, id, part] = m as unknown as [string, string, string];
     const key = sha256(token);
     if (!this.verified.has(key, id, now)) {
+      if (opts.cachedOnly) return null;
       const name = await this.secretMatches(id, part);
       if (name === null) return null;
       this.verified.add(key, name, id, now);
@@ -167,14 +176,28 @@ export class WebAuth {
    * as it is now, whatever the code was minted with.
    */
   redeemCode(code: string, now: number): RedeemedCode | null {
+    return this.redeemed(code, now, null) as RedeemedCode | null;
+  }
+
+  /**
+   * Like redeemCode, but only a code of purpose KIND is used up: another
+   * kind's answers `{ other: its kind }` and stays as it was, so a sign-in
+   * link posted to an action's address still signs in afterwards.
+   */
+  redeemCodeOf(code: string, kind: CodePurpose['kind'], now: number): RedeemedCode | { other: CodePurpose['kind'] } | null {
+    return this.redeemed(code, now, kind);
+  }
+
+  private redeemed(code: string, now: number, kind: CodePurpose['kind'] | null): RedeemedCode | { other: CodePurpose['kind'] } | null {
     // Looked up by its SHA-256: a timing difference in the index says nothing about the code itself.
     const hash = sha256(code);
     const row = this.s.codeByHash.get(hash) as CodeRow | undefined;
     const person = row && row.used === null && row.expires > now ? this.capped({ name: row.person, role: row.role }) : null;
     if (!row || !person) return null;
+    const purpose = codePurposeSchema.safeParse(JSON.parse(row.purpose));
+    if (purpose.success && kind !== null && purpose.data.kind !== kind) return { other: purpose.data.kind };
     // The guarded UPDATE is the claim: of two redemptions racing, one wins.
     if (this.s.useCode.run(now, hash).changes !== 1) return null;
-    const purpose = codePurposeSchema.safeParse(JSON.parse(row.purpose));
     return purpose.success ? { person, purpose: purpose.data } : null;
   }
 

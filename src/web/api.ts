@@ -10,6 +10,9 @@ import { z } from 'zod';
 import { HandlerError, NO_STREAM, type CommandRecord, type CommandRunner } from '../api/command.js';
 import { ConflictError, InputError, NotFoundError } from '../util/errors.js';
 import { callerOf, ipOf, refusal, refuse, type Caller } from './identity.js';
+import type { WebRedaction } from './redact.js';
+import type { OpenStreams } from './streams.js';
+import type { BearerLimit } from './bearer-limit.js';
 import { webActor, type AuthStore } from './types.js';
 
 export const API = '/api/v1';
@@ -19,6 +22,11 @@ export interface ApiDeps {
   readonly auth: AuthStore;
   readonly now: () => number;
   readonly onError: (e: unknown) => void;
+  /** What every answer carrying job data passes through. */
+  readonly redaction: WebRedaction;
+  /** The open streams, closed when their access ends. */
+  readonly streams: OpenStreams;
+  readonly bearerLimit: BearerLimit;
 }
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
@@ -34,12 +42,13 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
 
 /** The caller, or a 401/403 already sent. Every refusal of a write is audited. */
 export async function authorize(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, need: CommandRecord['role'], what: string): Promise<Caller | null> {
-  const caller = await callerOf(req, deps.auth, deps.now());
+  const caller = await callerOf(req, deps.auth, deps.now(), deps.bearerLimit);
   const write = req.method !== 'GET';
   const r = refusal(caller, need, write, req);
-  if (!r) return caller;
-  if ((write || r.status === 403) && (caller || anonymous.first(ipOf(req), deps.now()))) {
-    deps.auth.audit({ who: caller?.person.name ?? '-', action: what, ok: false, ip: ipOf(req), detail: r.error }, deps.now());
+  if (!r) return caller as Caller;
+  const who = caller && 'person' in caller ? caller : null;
+  if ((write || r.status !== 401) && (who || anonymous.first(ipOf(req), deps.now()))) {
+    deps.auth.audit({ who: who?.person.name ?? '-', action: what, ok: false, ip: ipOf(req), detail: r.error }, deps.now());
   }
   refuse(reply, r);
   return null;
@@ -68,15 +77,16 @@ async function callCommand(cmd: CommandRecord, req: FastifyRequest, reply: Fasti
   const args = argsOf(cmd, req, caller);
   const job = typeof args.job === 'string' ? args.job : undefined;
   const write = req.method !== 'GET';
+  const redact = deps.redaction.redactorOf(job);
   try {
     const result = await deps.commands.run(cmd.name, args, NO_STREAM);
     if (write) deps.auth.audit({ who: caller.person.name, action: cmd.name, ...(job ? { job } : {}), ok: true, ip: ipOf(req) }, deps.now());
-    return reply.send(result ?? null);
+    return reply.send(deps.redaction.json(result ?? null, redact));
   } catch (e) {
     const status = statusOf(e);
     if (status === 500) deps.onError(e);
     if (write) deps.auth.audit({ who: caller.person.name, action: cmd.name, ...(job ? { job } : {}), ok: false, ip: ipOf(req), detail: messageOf(e) }, deps.now());
-    return reply.code(status).send({ error: messageOf(e) });
+    return reply.code(status).send({ error: redact(messageOf(e)) });
   }
 }
 

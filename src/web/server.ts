@@ -20,6 +20,10 @@ import { runCodeAction } from './actions.js';
 import { ipOf } from './identity.js';
 import { registerTerminal } from './terminal.js';
 import type { ListenPlan } from './listen.js';
+import { WebRedaction } from './redact.js';
+import { OpenStreams } from './streams.js';
+import { BearerLimit } from './bearer-limit.js';
+import type { WebConfig } from '../notify/config.js';
 import type { AuthStore, WebHost } from './types.js';
 
 export const CSP = [
@@ -52,6 +56,8 @@ export interface WebServerDeps {
   readonly auth: AuthStore;
   readonly now: () => number;
   readonly onError: (e: unknown) => void;
+  /** config.yaml's `web:` section. */
+  readonly web: WebConfig;
 }
 
 export class WebServer {
@@ -64,8 +70,8 @@ export class WebServer {
   static async start(plan: ListenPlan, deps: WebServerDeps): Promise<WebServer> {
     const app = Fastify({
       ...(plan.tls ? { https: { cert: plan.tls.cert, key: plan.tls.key } } : {}),
-      // A TLS proxy on this machine (Caddy) says the scheme in X-Forwarded-Proto; the cookie is then Secure.
-      trustProxy: 'loopback',
+      // X-Forwarded-* only from the proxies config names (web.trusted_proxies): from anyone else (an agent on loopback) they would forge the address the limits and the audit use. Behind one, its X-Forwarded-Proto makes the cookie Secure.
+      trustProxy: deps.web.trustedProxies.length > 0 ? [...deps.web.trustedProxies] : false,
       bodyLimit: 64 * 1024,
       logger: false,
       // A phone that stopped reading a recording must not hold the daemon's shutdown (and its lock) open.
@@ -85,7 +91,11 @@ export class WebServer {
       reply.headers(SECURITY_HEADERS);
       if (req.url.startsWith(API)) reply.header('cache-control', 'no-store');
     });
-    const api: ApiDeps = { commands: deps.commands, auth: deps.auth, now: deps.now, onError: deps.onError };
+    const redaction = new WebRedaction(deps.daemon.board, { showEnv: deps.web.showEnv });
+    const streams = new OpenStreams();
+    const api: ApiDeps = { commands: deps.commands, auth: deps.auth, now: deps.now, onError: deps.onError, redaction, streams, bearerLimit: new BearerLimit() };
+    const revoked = deps.auth.onAccessEnded((name) => streams.closePerson(name));
+    app.addHook('onClose', async () => revoked.dispose());
     registerSessionRoutes(app, api);
     registerApi(app, api);
     registerTerminal(app, deps.daemon, api);
@@ -136,7 +146,11 @@ function registerPages(app: FastifyInstance, api: ApiDeps): void {
 function registerCodeActions(app: FastifyInstance, d: WebHost, api: ApiDeps): void {
   app.post('/a/:code', { config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
     const code = (req.params as { code: string }).code;
-    const got = code.length <= 256 ? api.auth.redeemCode(code, api.now()) : null;
+    const got = code.length <= 256 ? api.auth.redeemCodeOf(code, 'action', api.now()) : null;
+    if (got && 'other' in got) {
+      api.auth.audit({ who: '-', action: 'code-action', ok: false, ip: ipOf(req), detail: 'a sign-in code, left unused' }, api.now());
+      return reply.code(400).send({ error: 'this is a sign-in link, not an action: open it in a browser to sign in (it is still valid); nothing was done' });
+    }
     if (!got) {
       api.auth.audit({ who: '-', action: 'code-action', ok: false, ip: ipOf(req), detail: 'unknown, used or expired code' }, api.now());
       return reply.code(401).send({ error: 'this link has expired or was used' });

@@ -29,16 +29,21 @@ export function registerSessionRoutes(app: FastifyInstance, deps: ApiDeps): void
     return reply.send({ name: session.name, role: session.role, csrf: session.csrf });
   });
   app.post(`${API}/logout`, async (req, reply) => {
-    const caller = await callerOf(req, deps.auth, deps.now());
+    const found = await callerOf(req, deps.auth, deps.now(), deps.bearerLimit);
     // Signing someone out is a cookie write too: another site must not do it for them.
-    const r = refusal(caller, 'viewer', true, req);
-    if (caller && r) return refuse(reply, r);
-    if (caller?.via === 'session') deps.auth.endSession(caller.sid);
+    const r = refusal(found, 'viewer', true, req);
+    if (found && r) return refuse(reply, r);
+    const caller = found && 'person' in found ? found : null;
+    if (caller?.via === 'session') {
+      deps.auth.endSession(caller.sid);
+      deps.streams.closeSession(caller.sid);
+    }
     deps.auth.audit({ who: caller?.person.name ?? '-', action: 'logout', ok: true, ip: ipOf(req) }, deps.now());
     return reply.clearCookie(SESSION_COOKIE, { path: '/' }).send({ signed_out: true });
   });
   app.get(`${API}/me`, async (req, reply) => {
-    const caller = await callerOf(req, deps.auth, deps.now());
+    const caller = await callerOf(req, deps.auth, deps.now(), deps.bearerLimit);
+    if (caller && 'limited' in caller) return refuse(reply, refusal(caller, 'viewer', false, req)!);
     if (!caller) return reply.code(401).send({ error: 'not signed in' });
     return reply.send({ name: caller.person.name, role: caller.person.role, csrf: caller.via === 'session' ? caller.person.csrf : null });
   });
@@ -50,7 +55,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: ApiDeps): void
  */
 export function redeem(req: FastifyRequest, reply: FastifyReply, deps: ApiDeps, page: string | null): FastifyReply {
   const code = (req.query as { code?: unknown }).code;
-  const got = typeof code === 'string' && code.length <= 256 ? deps.auth.redeemCode(code, deps.now()) : null;
+  // An action's code (a Decline button's) opened as a link is not spent: it may still be tapped.
+  const found = typeof code === 'string' && code.length <= 256 ? deps.auth.redeemCodeOf(code, 'login', deps.now()) : null;
+  const got = found && 'person' in found ? found : null;
   const ok = got !== null && got.purpose.kind === 'login';
   deps.auth.audit({ who: got?.person.name ?? '-', action: 'login-code', ok, ip: ipOf(req), ...(ok ? {} : { detail: 'unknown, used or expired code' }) }, deps.now());
   if (!ok || got.purpose.kind !== 'login') {

@@ -8,8 +8,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { reasonText } from '../api/reason-text.js';
-import { redactorFor } from '../notify/secrets.js';
 import { API, authorize, type ApiDeps } from './api.js';
+import type { Caller } from './identity.js';
+import { ownerOf } from './streams.js';
 import type { WebHost } from './types.js';
 
 /**
@@ -27,37 +28,48 @@ export function registerTerminal(app: FastifyInstance, d: WebHost, deps: ApiDeps
     // The cookie goes with a WebSocket from any site: a page elsewhere must not read the terminal with it.
       preValidation: async (req, reply) => {
         if (!sameOrigin(req)) return reply.code(403).send({ error: 'cross-site WebSocket refused' });
-        if (!(await authorize(req, reply, deps, 'viewer', 'terminal'))) return reply;
+        const caller = await authorize(req, reply, deps, 'viewer', 'terminal');
+        if (!caller) return reply;
+        callers.set(req, caller);
         return undefined;
       },
     },
-    (socket, req) =>
-      void stream(d, socket, (req.params as { job: string }).job).catch((e: unknown) => {
+    (socket, req) => {
+      const caller = callers.get(req);
+      if (!caller) return void socket.terminate();
+      // Revoke and logout close it: the socket never asks for anything again that could be refused.
+      const tracked = deps.streams.track(ownerOf(caller), () => socket.close(1008, 'access ended: signed out or revoked'));
+      socket.once('close', () => tracked.dispose());
+      void stream(d, socket, (req.params as { job: string }).job, deps).catch((e: unknown) => {
         // A socket's failure is the socket's: it must never become an unhandled rejection that ends the daemon.
         deps.onError(e);
         socket.terminate();
-      }),
+      });
+    },
   );
 }
 
-async function stream(d: WebHost, ws: WebSocket, name: string): Promise<void> {
+/** Who opened each socket, from its upgrade request's check to its handler. */
+const callers = new WeakMap<FastifyRequest, Caller>();
+
+async function stream(d: WebHost, ws: WebSocket, name: string, deps: ApiDeps): Promise<void> {
   const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
   let rec;
   try {
     rec = d.board.require(name);
   } catch (e) {
-    send({ type: 'end', reason: (e as Error).message });
+    send({ type: 'end', reason: deps.redaction.redactorOf()((e as Error).message) });
     return ws.close(1008, 'no such job');
   }
+  // The job's own secrets, as in its evidence; a value split across two chunks of output is not caught (README: limits).
+  const redact = deps.redaction.redactorOf(rec.id);
   const live = d.live(rec.id);
   if (!live) {
     const last = rec.state === 'done' ? d.board.get(rec.id) : rec;
     send({ type: 'snapshot', cols: 80, rows: 24, data: '' });
-    send({ type: 'end', reason: `${rec.name} is ${last?.state}: ${last ? reasonText(last.reason) : ''}` });
+    send({ type: 'end', reason: redact(`${rec.name} is ${last?.state}: ${last ? reasonText(last.reason) : ''}`) });
     return ws.close(1000);
   }
-  // The job's own secrets, as in its evidence; a value split across two chunks of output is not caught (README: limits).
-  const redact = redactorFor(rec.env);
   // Subscribed before the snapshot is taken: serialize() covers exactly what came before.
   const early: string[] = [];
   let ready = false;
@@ -79,7 +91,7 @@ async function stream(d: WebHost, ws: WebSocket, name: string): Promise<void> {
   if ((await Promise.race([live.finished, gone])) === 'gone') return;
   stop();
   const after = d.board.get(rec.id);
-  send({ type: 'end', reason: after ? `${after.state}: ${reasonText(after.reason)}` : 'ended' });
+  send({ type: 'end', reason: redact(after ? `${after.state}: ${reasonText(after.reason)}` : 'ended') });
   ws.close(1000);
 }
 

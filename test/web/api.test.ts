@@ -8,67 +8,20 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { runCli } from '../helpers/cli.js';
 import { sr, testScopes, waitUntil, type DaemonProc, type Scope } from '../helpers/daemon.js';
+import { api, bearer, post, terminal, token, web } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const SOON = 20_000;
 const QUESTION = 'Delete the cache? [y/N] ';
 const ASK = ['bash', '-c', `read -r -p "${QUESTION}" a; echo "got:$a"; [ "$a" = n ] && exit 3; exit 0`];
 
-interface Token {
-  name: string;
-  token: string;
-  login_url: string | null;
-  role: string;
-}
-
-async function token(d: DaemonProc, name: string, role?: string): Promise<Token> {
-  const r = await web(d, 'token', name, '--json', ...(role ? ['--role', role] : []));
-  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Token;
-}
-
 async function blockedJob(s: Scope): Promise<DaemonProc> {
   const d = await s.daemon(s.stateDir(), ['--http', '127.0.0.1:0']);
   await d.submit('ask', ASK);
   await d.waitState('ask', 'blocked', undefined, SOON);
   return d;
-}
-
-/** `nightshift web SUB --state DIR ARGS…` (the state flag belongs to the subcommand). */
-const web = (d: DaemonProc, sub: string, ...args: string[]) => runCli(['web', sub, '--state', d.state, ...args], { ms: 20_000 });
-
-const bearer = (t: Token) => ({ authorization: `Bearer ${t.token}` });
-
-async function api(d: DaemonProc, path: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${d.web}${path}`, { redirect: 'manual', ...init });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: kept as text
-  }
-  return { status: res.status, body, headers: res.headers };
-}
-
-const post = (t: Token | null, body: object, extra: Record<string, string> = {}): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', ...(t ? bearer(t) : {}), ...extra },
-  body: JSON.stringify(body),
-});
-
-/** Opens the terminal socket and collects its frames. */
-function terminal(d: DaemonProc, name: string, headers: Record<string, string>) {
-  const frames: Array<{ type: string; data?: string; reason?: string; cols?: number }> = [];
-  const ws = new WebSocket(`${d.web!.replace(/^http/, 'ws')}/api/v1/jobs/${name}/terminal`, { headers });
-  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
-  const failed = new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
-  ws.on('message', (m) => frames.push(JSON.parse(String(m))));
-  ws.on('error', () => undefined);
-  return { ws, frames, closed, failed, text: () => frames.map((f) => f.data ?? '').join('') };
 }
 
 describe('issue 11: the HTTP API and the terminal over real HTTP and WebSockets', () => {
