@@ -59,7 +59,7 @@ async function waitText(page: Page, selector: string, text: string, ms = 10_000)
   }
 }
 
-const TERMINAL = '#terminal .xterm-accessibility';
+const TERMINAL = '#term-text';
 
 describe('the web page on a phone (390×844)', () => {
   it('opens a login URL signed in, shows the blocked [y/N] question on the live terminal, declines it, and the job ends as human:NAME@web', async (ctx) => {
