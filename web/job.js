@@ -36,9 +36,9 @@ async function main() {
   if (remote) $('#recording').append(el('p', {}, 'The recording is on the host that runs the job: open its page there.'));
   else recordingPanel($('#recording'), name);
   const term = terminalBox();
-  $('#terminal-card').append(term.wrap, term.line);
-  const live = remote ? null : liveTerminal(term.host, name, term.status);
-  const stored = remote ? storedTerminal(term.host, term.line) : null;
+  $('#terminal-card').append(...term.parts);
+  const live = remote ? null : liveTerminal(term, name);
+  const stored = remote ? storedTerminal(term) : null;
 
   let question = '';
   let evidence = '';
@@ -55,6 +55,8 @@ async function main() {
     if (q !== question) {
       question = q;
       renderQuestion($('#question'), shown, canAct, acted);
+      // The one announcement the page makes by itself, politely: the question.
+      $('#q-live').textContent = shown.prompt && job.state === 'blocked' ? `Question: ${shown.prompt.text}` : '';
     }
     // show carries the last few evidence records: the full list is fetched when they move.
     const ev = JSON.stringify([shown.evidence, job.state]);

@@ -126,12 +126,14 @@ export function every(ms, fn) {
 /**
  * A second step before an act that cannot be taken back: a box after
  * `anchor` asks `question`; its first button does `onYes`, the other (which
- * gets the focus: backing out is the safe default) closes it.
+ * gets the focus: backing out is the safe default) closes it, as Escape does.
  */
 export function confirmThen(anchor, question, yesLabel, onYes) {
   anchor.parentElement.querySelector('.confirm-box')?.remove();
   const box = el('div', { class: 'confirm-box', role: 'group', 'aria-label': 'Confirm' });
-  const back = el('button', { type: 'button', onclick: () => box.remove() }, 'Back');
+  const close = () => (box.remove(), anchor.focus());
+  const back = el('button', { type: 'button', onclick: close }, 'Back');
+  box.addEventListener('keydown', (ev) => ev.key === 'Escape' && (ev.preventDefault(), close()));
   const yes = el('button', { type: 'button', class: 'confirm', onclick: () => (box.remove(), onYes()) }, yesLabel);
   box.append(el('p', {}, question), yes, back);
   anchor.after(box);

@@ -19,6 +19,21 @@ import type { WebHost } from './types.js';
  * snapshot.
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
+/** A burst goes out in frames of at most this many UTF-16 units, so no single message makes the page parse megabytes at once. */
+export const MAX_FRAME = 64 * 1024;
+
+/** `data` in pieces of at most MAX_FRAME units, never splitting a surrogate pair. */
+export function frames(data: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < data.length; ) {
+    let end = Math.min(i + MAX_FRAME, data.length);
+    const last = data.charCodeAt(end - 1);
+    if (end < data.length && last >= 0xd800 && last <= 0xdbff) end--;
+    out.push(data.slice(i, end));
+    i = end;
+  }
+  return out;
+}
 
 export function registerTerminal(app: FastifyInstance, d: WebHost, deps: ApiDeps): void {
   app.get(
@@ -77,7 +92,7 @@ async function stream(d: WebHost, ws: WebSocket, name: string, deps: ApiDeps): P
     if (!ready) return void early.push(data);
     // terminate, not close: a peer too slow to read output will not answer a close frame either.
     if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
-    send({ type: 'output', data: redact(data) });
+    for (const piece of frames(redact(data))) send({ type: 'output', data: piece });
   };
   const stop = live.view.watchOutput(forward);
   // The job's end is awaited only while the socket is open: a page that reconnects for days leaves nothing behind.

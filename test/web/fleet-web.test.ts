@@ -45,7 +45,7 @@ describe('the web view on a fleet', () => {
     await page.goto(`${a.web}/jobs/pin`);
     await page.waitForFunction(() => document.querySelector('#term-status')?.textContent?.includes('on host b'), null, { timeout: 15_000 });
     expect(await page.getAttribute('#live-link', 'href')).toBe(`${b.web}/jobs/pin`);
-    await page.waitForFunction(() => document.querySelector('#terminal .xterm-accessibility')?.textContent?.includes('Delete all files?'), null, { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelector('#term-text')?.textContent?.includes('Delete all files?'), null, { timeout: 15_000 });
     expect(errors).toEqual([]);
 
     const res = await fetch(`${a.web}/api/v1/jobs/pin/answer`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'y' }) });

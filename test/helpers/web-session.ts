@@ -1,0 +1,61 @@
+/**
+ * A real daemon with its web view on a free port, a person's login token,
+ * and waiting on the page's own updates: the pieces the browser tests of
+ * the job page share.
+ */
+import type { Page } from 'playwright-core';
+import type { TestContext } from 'vitest';
+import { runCli } from './cli.js';
+import { freePort, type DaemonProc, type Scope } from './daemon.js';
+
+export interface WebToken {
+  name: string;
+  token: string;
+  login_url: string;
+  role: string;
+}
+
+/** A daemon serving the web view on 127.0.0.1 (extra daemon flags after). */
+export async function webDaemon(scope: (ctx: TestContext) => Scope, ctx: TestContext, flags: readonly string[] = []): Promise<DaemonProc> {
+  const s = scope(ctx);
+  const d = await s.daemon(s.stateDir(), ['--http', `127.0.0.1:${await freePort()}`, ...flags]);
+  if (!d.web) throw new Error('the daemon printed no web address');
+  return d;
+}
+
+/** `nightshift web token NAME --role ROLE --json` against the daemon's state. */
+export async function webToken(d: DaemonProc, name: string, role = 'operator'): Promise<WebToken> {
+  const r = await runCli(['web', 'token', name, '--role', role, '--json', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
+  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as WebToken;
+}
+
+/** Waits until `selector`'s text contains `text`. */
+export async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
+  try {
+    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
+  } catch (e) {
+    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector).catch(() => '(the page did not answer)');
+    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
+  }
+}
+
+/**
+ * Installed before the page's scripts: a timer every 50 ms records the
+ * longest gap between its ticks (`window.__maxGap`, ms): how long the main
+ * thread was held. `resetGap(page)` starts a new measure.
+ */
+export async function stallProbe(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __maxGap: number; __last: number };
+    w.__maxGap = 0;
+    w.__last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      w.__maxGap = Math.max(w.__maxGap, now - w.__last);
+      w.__last = now;
+    }, 50);
+  });
+}
+export const resetGap = (page: Page): Promise<void> => page.evaluate(() => void ((window as unknown as { __maxGap: number }).__maxGap = 0));
+export const maxGap = (page: Page): Promise<number> => page.evaluate(() => (window as unknown as { __maxGap: number }).__maxGap);
