@@ -73,7 +73,7 @@ export async function waitText(page: Page, selector: string, text: string, ms = 
   try {
     await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
   } catch (e) {
-    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector);
+    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector).catch(() => '(the page did not answer)');
     throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import type { TestContext } from 'vitest';
+export { waitText } from './browser.js';
 import { runCli } from './cli.js';
 import { freePort, type DaemonProc, type Scope } from './daemon.js';
 
@@ -28,16 +29,6 @@ export async function webToken(d: DaemonProc, name: string, role = 'operator'): 
   const r = await runCli(['web', 'token', name, '--role', role, '--json', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
   if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as WebToken;
-}
-
-/** Waits until `selector`'s text contains `text`. */
-export async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
-  try {
-    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
-  } catch (e) {
-    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector).catch(() => '(the page did not answer)');
-    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
-  }
 }
 
 /**

@@ -48,21 +48,7 @@ async function blockedJob(d: DaemonProc): Promise<void> {
   await d.waitState(JOB, 'blocked', 'prompt', 20_000);
 }
 
-<<<<<<< HEAD
-const TERMINAL = '#terminal .xterm-accessibility';
-=======
-/** Waits until `selector`'s text contains `text` (the page updates itself: polls and the WebSocket). */
-async function waitText(page: Page, selector: string, text: string, ms = 10_000): Promise<void> {
-  try {
-    await page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) ?? false, [selector, text], { timeout: ms, polling: 100 });
-  } catch (e) {
-    const got = await page.evaluate((s) => document.querySelector(s)?.textContent ?? '(no element)', selector);
-    throw new Error(`${selector} never said ${JSON.stringify(text)} within ${ms} ms; it says: ${got.slice(0, 600)}`, { cause: e });
-  }
-}
-
 const TERMINAL = '#term-text';
->>>>>>> w36-term
 
 describe('the web page on a phone (390×844)', () => {
   it('opens a login URL signed in, shows the blocked [y/N] question on the live terminal, declines it, and the job ends as human:NAME@web', async (ctx) => {
