@@ -104,12 +104,17 @@ export function subscribe(onChange, onHidden = () => {}) {
       onHidden(change);
     } else onChange(change);
   };
+  let stopped = false;
   const open = () => {
+    if (stopped) return;
     source = new EventSource('/api/v1/events');
     source.addEventListener('board', news);
     source.addEventListener('open', up);
-    // EventSource retries by itself; a refusal (401) closes it for good.
-    source.addEventListener('error', () => (down(), source.readyState === EventSource.CLOSED && setTimeout(() => source.readyState === EventSource.CLOSED && open(), FALLBACK_MS)));
+    source.addEventListener('error', () => {
+      down();
+      // EventSource retries a dropped stream by itself; a refusal (401, a proxy's 502) ends it for good: open anew later.
+      if (source.readyState === EventSource.CLOSED) setTimeout(open, FALLBACK_MS);
+    });
   };
   const visible = () => {
     if (document.hidden || !missed) return;
@@ -119,6 +124,7 @@ export function subscribe(onChange, onHidden = () => {}) {
   document.addEventListener('visibilitychange', visible);
   open();
   return () => {
+    stopped = true;
     document.removeEventListener('visibilitychange', visible);
     source?.close();
     up();
