@@ -79,6 +79,25 @@ async function refresh() {
   }
 }
 
+let loading = null;
+let again = false;
+
+/** One read at a time: news that comes while one is on its way makes one more read after it, however much came. */
+function refreshSoon() {
+  if (loading) {
+    again = true;
+    return loading;
+  }
+  loading = refresh().finally(() => {
+    loading = null;
+    if (again) {
+      again = false;
+      refreshSoon();
+    }
+  });
+  return loading;
+}
+
 /** The blocked jobs last told of: a notification is for a job that newly needs the person, once. */
 let known = null;
 
@@ -136,7 +155,7 @@ async function main() {
   subscribe(
     (change) => {
       if (change) notifyNew(change.blocked, false);
-      return refresh();
+      return refreshSoon();
     },
     (change) => notifyNew(change.blocked, true),
   );
