@@ -5,7 +5,7 @@
  * DIR/README.md, one table of every row of every json file in DIR. DIR is
  * bench/results, or bench/results/smoke with --smoke (gitignored), so a
  * smoke run never overwrites real results.
- * Usage: npm run build && node dist/bench/run.js [cli|replay|flood|idle|scale|latency|fleet|web-stall …] [--smoke] [--out DIR] [--root CHECKOUT]
+ * Usage: npm run build && node dist/bench/run.js [cli|replay|flood|idle|scale|latency|fleet|web-stall|web …] [--smoke] [--out DIR] [--root CHECKOUT]
  */
 import path from 'node:path';
 import { machineInfo, readCaseFiles, repoRoot, textTable, writeCaseFile, writeTable, type CaseFile } from './lib/results.js';
@@ -22,6 +22,7 @@ const LOADERS: Record<CaseName, () => Promise<{ run: BenchCase }>> = {
   scale: () => import('./cases/scale.js'),
   fleet: () => import('./cases/fleet.js'),
   'web-stall': () => import('./cases/web-stall.js'),
+  web: () => import('./cases/web.js'),
 };
 
 export async function loadCase(name: CaseName): Promise<BenchCase> {

@@ -1,15 +1,14 @@
 // The job page, /jobs/NAME: the question and its buttons, the live
 // terminal, the other acts, the evidence and the recording. The job record
-// (GET …/jobs/NAME) is polled every 2 s; the terminal is pushed.
-import { get, jobPath } from './api.js';
+// (GET …/jobs/NAME, conditional) is read again when the news stream says
+// this job's row changed (api.js subscribe); the terminal is pushed.
+import { get, getFresh, jobPath, subscribe } from './api.js';
 import { actionPanel } from './actions.js';
 import { renderQuestion } from './prompt.js';
 import { recordingPanel } from './recording.js';
 import { liveTerminal, storedTerminal, terminalBox } from './terminal.js';
 import { renderTimeline } from './timeline.js';
-import { $, el, every, reasonText, showError, signedIn, statePill } from './ui.js';
-
-const POLL_MS = 2000;
+import { $, el, oneAtATime, reasonText, showError, signedIn, statePill } from './ui.js';
 
 /** The job's name from /jobs/NAME (or ?job=NAME, for the page opened as a file name). */
 function jobName() {
@@ -27,7 +26,7 @@ async function main() {
 
   const acted = (text, answered = false) => {
     $('#act-ok').textContent = text;
-    refresh();
+    look();
     if (answered) nextBlocked($('#next'), name).catch((e) => showError(e, '#act-error'));
   };
   const updateActs = actionPanel($('#actions'), name, canAct, acted);
@@ -43,7 +42,7 @@ async function main() {
   let question = '';
   let evidence = '';
   const refresh = async () => {
-    const shown = await get(jobPath(name));
+    const shown = await getFresh(jobPath(name));
     const { job } = shown;
     $('#state').replaceChildren(statePill(job));
     $('#reason').textContent = `Reason: ${reasonText(job.reason)}`;
@@ -65,7 +64,9 @@ async function main() {
       renderTimeline($('#timeline'), (await get(jobPath(name, '/evidence'))).records ?? []);
     }
   };
-  every(POLL_MS, refresh);
+  const look = oneAtATime(() => refresh().then(() => showError(''), showError));
+  await look();
+  subscribe((change) => (!change || change.jobs.includes(name) ? look() : undefined));
 }
 
 /**

@@ -106,21 +106,25 @@ function loginForm() {
   return el('section', { class: 'card' }, form);
 }
 
-/** Calls `fn` now and every `ms`, one call at a time; errors go to the alert region, the next success clears it. */
-export function every(ms, fn) {
-  let stopped = false;
-  const tick = async () => {
-    if (stopped) return;
-    try {
-      await fn();
-      showError('');
-    } catch (e) {
-      showError(e);
+/** One run at a time: calls that come while one is on its way make one more run after it, however many came. */
+export function oneAtATime(fn) {
+  let running = null;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return running;
     }
-    if (!stopped) setTimeout(tick, ms);
+    running = fn().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+    return running;
   };
-  tick();
-  return () => (stopped = true);
+  return run;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Every case, in the order `npm run bench` runs them and the table lists them: the machine is quietest for the cheap ones first. */
-export const CASES = ['cli', 'replay', 'latency', 'idle', 'flood', 'scale', 'fleet', 'web-stall'] as const;
+export const CASES = ['cli', 'replay', 'latency', 'idle', 'flood', 'scale', 'fleet', 'web-stall', 'web'] as const;
 export type CaseName = (typeof CASES)[number];
 
 /** What every benchmark case returns: rows side by side with their anchors, measured in the same run. */

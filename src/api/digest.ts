@@ -112,18 +112,23 @@ function needsYou(jobs: readonly JobRecord[], d: DigestInput, notes: readonly Jo
     .filter((j) => j.state === 'blocked')
     .map((j) => {
       const at = blockedSince.get(j.id) ?? j.last_activity ?? j.created;
-      const asked = notes.findLast((n) => n.job === j.id && n.kind === 'asked' && n.time >= at);
       return {
         id: j.id,
         name: j.name,
         reason: reasonWithDetail(j.reason),
-        question: asked?.kind === 'asked' ? asked.question : blockInWords(j, now - Date.parse(j.last_activity ?? at)),
+        question: blockQuestion(j, at, notes, now - Date.parse(j.last_activity ?? at)),
         blocked_since: at,
         waited_ms: Math.max(0, now - Date.parse(at)),
         next: paged?.has(j.id) ? [...paged.get(j.id)!] : nextFor(j, d.stateDir),
       };
     })
     .sort((a, b) => a.blocked_since.localeCompare(b.blocked_since));
+}
+
+/** What a job blocked since `at` asks, in words: the question recorded as it blocked, else the block's headline (`quietMs` 0: without how long nothing moved). */
+export function blockQuestion(j: JobRecord, at: string, notes: readonly JobNote[], quietMs: number): string {
+  const asked = notes.findLast((n) => n.job === j.id && n.kind === 'asked' && n.time >= at);
+  return asked?.kind === 'asked' ? asked.question : blockInWords(j, quietMs);
 }
 
 /** What a block asks when no question was recorded for it (a block adopted from an older daemon): the page's headline. */

@@ -128,8 +128,8 @@ const rulesCoverageSchema = z.object({
 /** An evidence line is a record of its own kind (verdict, decision, answer…): free-form here. */
 const evidenceSchema = z.record(z.string(), z.unknown());
 
-/** A board row: the record, a live job's warnings, and for a blocked job when it blocked (ISO). */
-export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional(), blocked_since: iso.optional() });
+/** A board row: the record, a live job's warnings, and for a blocked job when it blocked (ISO) and what it asks, in words. */
+export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional(), blocked_since: iso.optional(), question: z.string().optional() });
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
 export const promptViewSchema = z.object({

@@ -19,6 +19,8 @@ import { LOGIN_LIMIT, redeem, registerSessionRoutes } from './session-routes.js'
 import { runCodeAction } from './actions.js';
 import { ipOf } from './identity.js';
 import { registerTerminal } from './terminal.js';
+import { registerCompression } from './etag.js';
+import { registerPush } from './push.js';
 import type { ListenPlan } from './listen.js';
 import { WebRedaction } from './redact.js';
 import { OpenStreams } from './streams.js';
@@ -77,6 +79,7 @@ export class WebServer {
       // A phone that stopped reading a recording must not hold the daemon's shutdown (and its lock) open.
       forceCloseConnections: true,
     });
+    await registerCompression(app);
     await app.register(fastifyCookie);
     await app.register(fastifyRateLimit, { global: false });
     await app.register(fastifyWebsocket, {
@@ -100,6 +103,7 @@ export class WebServer {
     registerApi(app, api);
     registerTerminal(app, deps.daemon, api);
     registerRecording(app, deps.daemon, api);
+    registerPush(app, deps.daemon, api);
     registerPages(app, api);
     registerCodeActions(app, deps.daemon, api);
     const address = await app.listen({ host: plan.host, port: plan.port });

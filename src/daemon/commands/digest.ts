@@ -1,6 +1,7 @@
 /** The `digest` and `board` handlers' reads: the night from the board's records and notes. */
 import type { CommandHost } from '../../api/host.js';
-import { buildDigest, type Digest } from '../../api/digest.js';
+import { blockQuestion, buildDigest, type Digest } from '../../api/digest.js';
+import type { JobRecord } from '../../board/types.js';
 import { attentionOrder } from '../../board/attention.js';
 import { maskJob } from '../../notify/job-secrets.js';
 import { boardRow } from './jobs.js';
@@ -27,11 +28,22 @@ function pagedWays(h: Pick<CommandHost, 'pager'>, jobs: readonly { id: string; s
   return out;
 }
 
-/** Every job in attention order (board/attention.ts), a blocked one with when it blocked. */
+/**
+ * Every job in attention order (board/attention.ts), a blocked one with
+ * when it blocked and what it asks (without a hang's growing quiet time,
+ * so an unchanged board reads the same twice).
+ */
 export function boardOf(h: CommandHost) {
   const jobs = h.board.list();
   const since = blockedSince(h, jobs);
-  return { jobs: attentionOrder(jobs.map((rec) => ({ ...boardRow(h, rec), ...(since.has(rec.id) ? { blocked_since: since.get(rec.id)! } : {}) }))) };
+  const oldest = [...since.values()].sort()[0];
+  const notes = oldest ? h.board.notes.since(oldest) : [];
+  const row = (rec: JobRecord) => {
+    const shown = boardRow(h, rec);
+    const at = since.get(rec.id);
+    return at ? { ...shown, blocked_since: at, question: blockQuestion(shown, at, notes, 0) } : shown;
+  };
+  return { jobs: attentionOrder(jobs.map(row)) };
 }
 
 function blockedSince(h: Pick<CommandHost, 'board'>, jobs: readonly { id: string; state: string; created: string }[]): Map<string, string> {
