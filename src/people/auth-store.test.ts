@@ -260,6 +260,13 @@ describe('WebAuth sessions', () => {
     expect(auth.session(busy, T0 + SESSION_MAX_MS)).toBeNull();
   });
 
+  it('an open stream looking at its session (touch: false) does not keep it alive: it still ends 12 h after its last use', () => {
+    const { auth } = store();
+    const id = auth.startSession(alice, T0).id;
+    for (let t = T0 + SESSION_IDLE_MS / 4; t < T0 + SESSION_IDLE_MS; t += SESSION_IDLE_MS / 4) expect(auth.session(id, t, false)).not.toBeNull();
+    expect(auth.session(id, T0 + SESSION_IDLE_MS, false)).toBeNull();
+  });
+
   it('a session from a page\'s login code ends 12 h after sign-in, however busy; other codes\' sessions last 7 days', () => {
     const { auth } = store();
     const page = auth.startSession(alice, T0, { from: { kind: 'login', next: '/jobs/fix', from: 'page' } }).id;

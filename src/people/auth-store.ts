@@ -220,15 +220,16 @@ export class WebAuth {
   /**
    * The session, or null when unknown, idle 12 h, past its own end (7 days,
    * 12 h from a page), or its person's token is revoked. Its role is capped
-   * by the person's token as it is now.
+   * by the person's token as it is now. `touch: false` only looks: an open
+   * stream asking whether its session still holds is not the person's use.
    */
-  session(id: string, now: number): Session | null {
+  session(id: string, now: number, touch = true): Session | null {
     const hash = sha256(id);
     const row = this.s.sessionByHash.get(hash) as SessionRow | undefined;
     if (!row || now - row.last_seen >= SESSION_IDLE_MS || now >= row.max_until) return null;
     const person = this.capped({ name: row.person, role: row.role });
     if (!person) return null;
-    if (now - row.last_seen >= TOUCH_EVERY_MS) this.s.touchSession.run(now, hash);
+    if (touch && now - row.last_seen >= TOUCH_EVERY_MS) this.s.touchSession.run(now, hash);
     return { ...person, csrf: row.csrf };
   }
 

@@ -51,6 +51,8 @@ const SECURITY_HEADERS = {
 };
 
 const CLOSE_MS = 2_000;
+/** How often open streams are checked against their sessions' idle time and end. */
+const SWEEP_MS = 60_000;
 
 export interface WebServerDeps {
   readonly daemon: WebHost;
@@ -98,7 +100,12 @@ export class WebServer {
     const streams = new OpenStreams();
     const api: ApiDeps = { commands: deps.commands, auth: deps.auth, now: deps.now, onError: deps.onError, redaction, streams, bearerLimit: new BearerLimit() };
     const revoked = deps.auth.onAccessEnded((name) => streams.closePerson(name));
-    app.addHook('onClose', async () => revoked.dispose());
+    // A session ends by itself too (idle, or past its end): its open streams end with it, within a sweep.
+    const sweep = setInterval(() => streams.sweep((o) => o.sid === undefined || deps.auth.session(o.sid, deps.now(), false) !== null), SWEEP_MS).unref();
+    app.addHook('onClose', async () => {
+      revoked.dispose();
+      clearInterval(sweep);
+    });
     registerSessionRoutes(app, api);
     registerApi(app, api);
     registerTerminal(app, deps.daemon, api);

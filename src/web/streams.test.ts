@@ -19,4 +19,15 @@ describe('OpenStreams', () => {
     expect(closed).toEqual(['ann s1', 'ann s2', 'ann token', 'bob token']);
     expect(s.size).toBe(0);
   });
+
+  it('a sweep closes the streams whose session no longer holds (idle, past its end) and leaves the rest', () => {
+    const s = new OpenStreams();
+    const closed: string[] = [];
+    s.track({ person: 'ann', sid: 'old' }, () => closed.push('ann old'));
+    s.track({ person: 'ann', sid: 'new' }, () => closed.push('ann new'));
+    s.track({ person: 'bob' }, () => closed.push('bob token'));
+    expect(s.sweep((o) => o.sid !== 'old')).toBe(1);
+    expect(closed).toEqual(['ann old']);
+    expect(s.size).toBe(2);
+  });
 });

@@ -40,6 +40,11 @@ export class OpenStreams {
     return this.closeWhere((o) => o.person === name);
   }
 
+  /** Closes the streams whose access has ended by itself (a session idle or past its end): `alive` says which still hold. */
+  sweep(alive: (o: StreamOwner) => boolean): number {
+    return this.closeWhere((o) => !alive(o));
+  }
+
   get size(): number {
     return this.open.size;
   }

@@ -21,7 +21,7 @@ export interface AuthStore {
   /** Uses the code only when it is of purpose KIND; another kind's is left as it was. */
   redeemCodeOf(code: string, kind: CodePurpose['kind'], now: number): RedeemedCode | { other: CodePurpose['kind'] } | null;
   startSession(person: Person, now: number, origin?: SessionOrigin): { id: string; session: Session };
-  session(id: string, now: number): Session | null;
+  session(id: string, now: number, touch?: boolean): Session | null;
   endSession(id: string): void;
   audit(entry: AuditEntry, now: number): void;
   /** Fired with a person's name when their access ends: revoked, or their token replaced. */

@@ -60,3 +60,18 @@ export function terminal(d: DaemonProc, name: string, headers: Record<string, st
   ws.on('error', () => undefined);
   return { ws, frames, raw, closed, failed, text: () => frames.map((f) => f.data ?? '').join('') };
 }
+
+/** The board's news stream (GET /api/v1/events) as a client reads it: its text so far, and `ended` when the server closes it. */
+export function events(d: DaemonProc, headers: Record<string, string>) {
+  let text = '';
+  const ac = new AbortController();
+  const ended = (async () => {
+    const res = await fetch(`${d.web!}/api/v1/events`, { headers, signal: ac.signal });
+    if (!res.ok || !res.body) return res.status;
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    return 0;
+  })().catch(() => -1);
+  return { text: () => text, ended, abort: () => ac.abort() };
+}

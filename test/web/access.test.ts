@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { testScopes, waitUntil, type DaemonProc, type Scope } from '../helpers/daemon.js';
-import { api, bearer, post, terminal, token, web } from '../helpers/web-api.js';
+import { api, bearer, events, post, terminal, token, web } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const SOON = 20_000;
@@ -63,6 +63,25 @@ describe('web access ends when it should, and trusts no forged address', () => {
     expect((await api(d, '/api/v1/jobs/ask/send', post(null, { text: 'n' }, { cookie: carol.cookie, 'x-csrf-token': carol.csrf }))).status).toBe(200);
     await waitUntil(() => carols.text().includes('got:[n]'), SOON, 'carol to see the output');
     carols.ws.close();
+  }, 90_000);
+
+  it('revoke and logout close the board’s news stream too; another person’s stays open', async (ctx) => {
+    const s = scope(ctx);
+    const d = await blockedJob(s);
+    const alice = await token(d, 'alice');
+    const bob = await signIn(d, 'bob');
+    const carol = await signIn(d, 'carol');
+    const streams = [events(d, bearer(alice)), events(d, { cookie: bob.cookie }), events(d, { cookie: carol.cookie })];
+    for (const e of streams) await waitUntil(() => e.text().includes('event: board'), SOON, 'the first board event');
+    const [byToken, bobs, carols] = streams as [ReturnType<typeof events>, ReturnType<typeof events>, ReturnType<typeof events>];
+
+    expect((await web(d, 'revoke', 'alice')).code).toBe(0);
+    expect(await Promise.race([byToken.ended, new Promise((r) => setTimeout(() => r('open'), 10_000))])).toBe(0);
+    const out = await api(d, '/api/v1/logout', post(null, {}, { cookie: bob.cookie, 'x-csrf-token': bob.csrf }));
+    expect(out.status).toBe(200);
+    expect(await Promise.race([bobs.ended, new Promise((r) => setTimeout(() => r('open'), 10_000))])).toBe(0);
+    expect(await Promise.race([carols.ended, new Promise((r) => setTimeout(() => r('open'), 1_000))])).toBe('open');
+    carols.abort();
   }, 90_000);
 
   it('X-Forwarded-For from loopback is ignored by default: the login limit holds and the audit has the real address', async (ctx) => {

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { freePort, testScopes, waitUntil, type DaemonProc } from '../helpers/daemon.js';
-import { api, bearer, post, terminal, token, type Token } from '../helpers/web-api.js';
+import { api, bearer, events, post, terminal, token, type Token } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const SOON = 20_000;
@@ -26,7 +26,7 @@ const SCRIPT = [
   `: mysql -uapp -p${MYSQL_PW} shop`,
   `echo "using ${GHP}"`,
   'echo "db is $DATABASE_URL, key $API_TOKEN, in $REGION"',
-  'read -r -p "Deploy to prod? [y/N] " a',
+  'read -r -p "Deploy to prod in $REGION? [y/N] " a',
   'echo "got:$a"',
 ].join('; ');
 
@@ -45,6 +45,11 @@ async function everyRoute(d: DaemonProc, who: Token): Promise<Array<[string, str
     expect(r.status, `${path}: ${r.text.slice(0, 200)}`).toBe(200);
     out.push([path, r.text]);
   }
+  // The news stream's board event names each blocked job's question, which holds the env's REGION.
+  const news = events(d, bearer(who));
+  await waitUntil(() => news.text().includes('Deploy to prod in'), SOON, 'the board event with the question');
+  news.abort();
+  out.push(['events', news.text()]);
   const t = terminal(d, 'deploy', bearer(who));
   await waitUntil(() => t.frames.some((f) => f.type === 'snapshot'), SOON, 'the terminal snapshot');
   t.ws.close();
@@ -73,9 +78,9 @@ describe('the web view shows no secret', () => {
       for (const [where, bytes] of routes) found.push(...leaks(`${who.name} ${where}`, bytes));
       shownAs.push(JSON.parse(routes.find(([p]) => p === '/api/v1/jobs/deploy')![1]) as Shown);
       const recording = routes.find(([p]) => p.endsWith('/recording'))![1];
-      expect(recording).toContain('Deploy to prod?');
+      expect(recording).toContain('Deploy to prod in');
       expect(JSON.parse(recording.split('\n')[0]!)).toMatchObject({ version: 2 });
-      expect(routes.find(([p]) => p === 'terminal')![1]).toContain('Deploy to prod?');
+      expect(routes.find(([p]) => p === 'terminal')![1]).toContain('Deploy to prod in');
     }
 
     // The page ntfy got, and the job page its link opens.
