@@ -106,7 +106,7 @@ describe('the question card on a phone (390×844)', () => {
     const labels = await buttonTexts(page, '#choices button');
     expect([...labels].sort()).toEqual(['1. Yes', '3. No', 'Esc: cancel']);
     for (const box of await page.locator('#choices button').evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().height))) expect(box).toBeGreaterThanOrEqual(44);
-    await browser.screenshot(page, 'job-phone');
+    await browser.screenshot(page, 'job-phone-command');
 
     await page.click('#choices button[data-keys="1"]');
     await page.click('.confirm-box button.confirm');

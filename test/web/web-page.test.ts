@@ -63,7 +63,6 @@ describe('the web page on a phone (390×844)', () => {
     await waitText(page, '#who', 'Signed in as alice (operator)');
     await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
     await waitText(page, `li[data-job="${JOB}"]`, 'generic-yes-no');
-    await browser.screenshot(page, 'board-phone');
 
     await page.click(`li[data-job="${JOB}"] a`);
     expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
@@ -170,7 +169,6 @@ describe('the web page on a desktop (1280×800)', () => {
 
     await page.goto(base);
     await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
-    await browser.screenshot(page, 'board-desktop');
     expect(errors).toEqual([]);
   }, 90_000);
 });
