@@ -7,7 +7,7 @@ import type { RuleBundle } from '../rules/bundle.js';
 import { loadPolicy } from '../rules/policy-file.js';
 import { loadProbeConfig } from '../probes/profiles-file.js';
 import { probesFile } from '../supervisor/agent-option.js';
-import { readCast } from '../record/cast-reader.js';
+import { streamCast } from '../record/cast-stream.js';
 import { InputError } from '../util/errors.js';
 import { loadScenario } from './expectations.js';
 import { replayCast } from './replay.js';
@@ -47,10 +47,17 @@ async function drillProbeProfile(rulesPath: string | undefined) {
 
 export async function drillFile(file: string, bundle: RuleBundle, base: WatchdogConfig, rulesPath?: string): Promise<ScenarioResult> {
   const scenario = await loadScenario(file, base);
-  const cast = await readCast(file);
-  const policy = scenario.policyFile ? await loadPolicy(scenario.policyFile) : bundle.policy;
-  const responder = new Responder(bundle.rules.risks, policy);
-  const probes = await drillProbeProfile(rulesPath);
-  const replay = await replayCast(cast, bundle.rules, scenario.config, responder, probes);
-  return buildResult(file, replay, scenario.expect, scenario.description);
+  // The file is read on its own thread while the policy and probes load and the replay runs; its problems still come first.
+  const opening = streamCast(file);
+  const policyLoad = scenario.policyFile ? loadPolicy(scenario.policyFile) : Promise.resolve(bundle.policy);
+  const probesLoad = drillProbeProfile(rulesPath);
+  for (const p of [opening, policyLoad, probesLoad]) p.catch(() => undefined);
+  const cast = await opening;
+  try {
+    const responder = new Responder(bundle.rules.risks, await policyLoad);
+    const replay = await replayCast(cast, bundle.rules, scenario.config, responder, await probesLoad);
+    return buildResult(file, replay, scenario.expect, scenario.description);
+  } finally {
+    cast.close();
+  }
 }

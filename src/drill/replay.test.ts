@@ -1,4 +1,10 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readCast } from '../record/cast-reader.js';
+import { streamCast } from '../record/cast-stream.js';
+import { tempDirs } from '../../test/helpers/temp-dirs.js';
 import { SCROLL_LOOK_MS } from '../core/screen-looks.js';
 import { DEFAULT_WATCHDOG } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
@@ -33,5 +39,33 @@ describe('replay looks at the screen as a live job does', () => {
     expect(inPlace.looks).toBeGreaterThanOrEqual(SECONDS * 10 - 5);
     for (const r of [scroll, inPlace]) expect(blockedAt(r)).toMatchObject({ reason: { code: 'prompt' } });
     expect(blockedAt(scroll)!.t).toBe(blockedAt(inPlace)!.t);
+  });
+});
+
+const SCENARIOS = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+const tmp = tempDirs('nightshift-replay-');
+
+describe('replay of a cast streamed from its reader thread', () => {
+  it('gives every shipped scenario the transitions, actions, looks and duration the whole cast gives', async () => {
+    const files = readdirSync(SCENARIOS).filter((f) => f.endsWith('.cast'));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files) {
+      const file = join(SCENARIOS, f);
+      const whole = await replayCast(await readCast(file), shippedRules as never, DEFAULT_WATCHDOG);
+      const streamed = await replayCast(await streamCast(file), shippedRules as never, DEFAULT_WATCHDOG);
+      expect(streamed, f).toEqual(whole);
+    }
+  });
+
+  it('a recording that goes on past the end of the job: the duration is still that of its last event, batches later', async () => {
+    const lines = ['{"version": 2, "width": 80, "height": 24}', '[0.5, "o", "hello\\r\\n"]', '[1.0, "m", "exit:0"]'];
+    const chunk = JSON.stringify(`${'y'.repeat(1000)}\r\n`);
+    for (let i = 0; i < 4096; i++) lines.push(`[${(2 + i / 100).toFixed(6)}, "o", ${chunk}]`);
+    const file = join(tmp(), 'after-exit.cast');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const whole = await replayCast(await readCast(file), shippedRules as never, DEFAULT_WATCHDOG);
+    const streamed = await replayCast(await streamCast(file), shippedRules as never, DEFAULT_WATCHDOG);
+    expect(whole.duration).toBeCloseTo(2 + 4095 / 100, 6);
+    expect(streamed).toEqual(whole);
   });
 });

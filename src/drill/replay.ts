@@ -10,6 +10,7 @@ import { parseMarker } from '../core/tool-events.js';
 import { Watchdog } from '../core/watchdog.js';
 import { SCREEN_SAMPLE_MS, type Action, type PromptResponder, type WatchdogConfig, type WatchdogRules } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
+import type { CastSource } from '../record/cast-stream.js';
 import { Screen } from '../screen/screen.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { DrillAgent } from './drill-agent.js';
@@ -29,7 +30,7 @@ export interface Replay {
  * stands in for the job's, so a drill judges sources as the live run did.
  */
 export async function replayCast(
-  cast: Cast,
+  cast: Cast | CastSource,
   rules: WatchdogRules,
   config: WatchdogConfig,
   responder?: PromptResponder,
@@ -43,23 +44,29 @@ export async function replayCast(
   const screen = new Screen(cast.header.width, cast.header.height);
   const feed = new SampledFeed(screen, wd, clock);
   let bytes = 0;
+  let end = 0;
   try {
     wd.start();
-    for (const ev of cast.events) {
-      const t = Math.round(ev.t * 1_000);
-      // Most events need no look and no parse: awaiting only what returns a promise keeps a drill parse-bound.
-      const looked = feed.flushBefore(t);
-      if (looked) await looked;
-      advance(wd, clock, t);
-      if (ev.code === 'o') {
-        const written = feed.write(ev.data);
-        if (written) await written;
-        bytes += ev.data.length;
-      } else await apply(ev, wd, feed, agent);
-      if (wd.state === 'done') break;
+    let done = false;
+    for await (const batch of 'batches' in cast ? cast.batches : [cast.events]) {
+      // Past the end of the job the rest is only read for its last time: the duration is the recording's.
+      end = batch.at(-1)?.t ?? end;
+      for (let i = 0; i < batch.length && !done; i++) {
+        const ev = batch[i]!;
+        const t = Math.round(ev.t * 1_000);
+        // Most events need no look and no parse: awaiting only what returns a promise keeps a drill parse-bound.
+        const looked = feed.flushBefore(t);
+        if (looked) await looked;
+        advance(wd, clock, t);
+        if (ev.code === 'o') {
+          const written = feed.write(ev.data);
+          if (written) await written;
+          bytes += ev.data.length;
+        } else await apply(ev, wd, feed, agent);
+        done = wd.state === 'done';
+      }
     }
     await feed.flush();
-    const end = cast.events.at(-1)?.t ?? 0;
     advance(wd, clock, Math.round(end * 1_000));
     const actions = [...wd.actions, ...(agent?.actions ?? [])].sort((a, b) => a.t - b.t);
     return { duration: end, transitions: wd.history, actions, bytes, looks: feed.looks };

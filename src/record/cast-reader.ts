@@ -25,6 +25,15 @@ export function parseCast(text: string, file: string): Cast {
 /** Streams a cast file from disk, so the text and the events never coexist whole. */
 export async function readCast(path: string): Promise<Cast> {
   const parser = new CastParser(path);
+  await readLines(path, parser);
+  return parser.finish();
+}
+
+/**
+ * Feeds `parser` the file's lines, a read chunk (1 MB) at a time; `chunkRead`
+ * runs after each chunk's lines (a reader handing events on, waiting for room).
+ */
+export async function readLines(path: string, parser: CastParser, chunkRead?: () => Promise<void> | undefined): Promise<void> {
   let carry = '';
   let lineNo = 0;
   try {
@@ -38,13 +47,14 @@ export async function readCast(path: string): Promise<Cast> {
         start = nl + 1;
       }
       carry = text.slice(start);
+      const room = chunkRead?.();
+      if (room) await room;
     }
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(`cannot read asciicast file ${path}: ${(e as Error).message}`, { cause: e });
   }
   if (carry !== '') parser.line(carry, ++lineNo);
-  return parser.finish();
 }
 
 function stripBom(s: string): string {
@@ -52,31 +62,43 @@ function stripBom(s: string): string {
 }
 
 /** Line-at-a-time parser shared by the in-memory and streaming entry points. */
-class CastParser {
-  private header: CastHeader | undefined;
-  private readonly events: CastEvent[] = [];
+export class CastParser {
+  private head: CastHeader | undefined;
+  private events: CastEvent[] = [];
   private micros = 0;
   /** v2 only: the previous raw time, so the error quotes what the file says. */
   private prevTime = 0;
 
   constructor(private readonly file: string) {}
 
+  /** The header once its line was read. */
+  get header(): CastHeader | undefined {
+    return this.head;
+  }
+
   line(raw: string, lineNo: number): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') return;
-    if (this.header === undefined) {
-      this.header = this.parseHeader(text, lineNo);
+    if (this.head === undefined) {
+      this.head = this.parseHeader(text, lineNo);
       return;
     }
-    if (this.header.version === 3 && text.startsWith('#')) return;
-    this.events.push(this.parseEvent(text, lineNo, this.header.version));
+    if (this.head.version === 3 && text.startsWith('#')) return;
+    this.events.push(this.parseEvent(text, lineNo, this.head.version));
+  }
+
+  /** The events parsed since the last take (a reader handing them on in batches). */
+  take(): CastEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
   }
 
   finish(): Cast {
-    if (this.header === undefined) {
+    if (this.head === undefined) {
       throw this.fail('empty file: expected an asciicast header line', 1);
     }
-    return { header: this.header, events: this.events };
+    return { header: this.head, events: this.events };
   }
 
   private fail(message: string, line: number, cause?: unknown): InputError {

@@ -43,6 +43,19 @@ describe('collapseScrolled', () => {
     expect(await state([before, collapsed])).toBe(await state([before, data]));
   });
 
+  it.each([1, 2, 3])('collapses a flood whose lines erase to their end (EL, as ls --color writes), as strings and bytes, leaving the terminal as the whole flood does (seed %i)', async (seed) => {
+    const before = 'old row\r\n\x1b[36mhalf ';
+    const el = ['\x1b[K', '\x1b[0K', '\x1b[1K', '\x1b[2K', '\x1b[41m\x1b[K'];
+    const data = flood(seed, 3 * KEEP)
+      .split('\r\n')
+      .map((line, i) => (i % 3 === 0 ? `${line}${el[i % el.length]!}` : line))
+      .join('\r\n');
+    const collapsed = collapseScrolled(data, KEEP);
+    expect(collapsed.length).toBeLessThan(data.length / 2);
+    expect(collapseScrolled(Buffer.from(data), KEEP).toString()).toBe(collapsed);
+    expect(await state([before, collapsed])).toBe(await state([before, data]));
+  });
+
   it('parses whole what moves the cursor otherwise, and what is too short to gain', () => {
     const lines = (n: number, line: string) => Array.from({ length: n }, () => line).join('');
     for (const odd of ['\x1b[2;1H', '\r', '\n', '\x1b]0;title\x07', '\x07', '\x1b[?1049h', '\x9b2J', '\x1b[38:2:1:2:3m']) {

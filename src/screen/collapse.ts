@@ -4,7 +4,9 @@
  * under a 200 MB flood (xterm's print and scroll), and the job waited on it.
  *
  * Safe only for text that moves the cursor in one way: printable
- * characters, tabs, CR LF line ends and colour changes (SGR). Each such line
+ * characters, tabs, CR LF line ends, colour changes (SGR) and erasures
+ * within the line (EL, which `ls --color` writes after a coloured name: it
+ * changes only its own row and moves nothing). Each such line
  * takes at least one row, so after `keep` lines every earlier row has left
  * the buffer (viewport and scrollback) whatever the cursor did before; the
  * rows it overwrote in place (the cursor above the bottom) are older still.
@@ -125,21 +127,24 @@ function pastByte(data: Buffer, i: number): number {
 
 const codeAt = (data: Flood, i: number): number => (typeof data === 'string' ? data.charCodeAt(i) : data[i] ?? NaN);
 
-/** Past a CR LF or an SGR sequence at `i`; -1 for any other control. */
+/** Past a CR LF, an SGR or an EL sequence at `i`; -1 for any other control. */
 function pastControl(data: Flood, i: number): number {
   const c = codeAt(data, i);
   if (c === CR && codeAt(data, i + 1) === LF) return i + 2;
   if (c !== ESC) return -1;
-  const end = sgrEnd(data, i);
+  const end = plainCsiEnd(data, i);
   return end < 0 ? -1 : end + 1;
 }
 
-/** Index of the `m` ending an SGR sequence `ESC [ digits/; m` at `i`, or -1. */
-function sgrEnd(data: Flood, i: number): number {
+const SGR = 0x6d;
+const EL = 0x4b;
+
+/** Index of the final `m` (SGR) or `K` (EL) of a sequence `ESC [ digits/; final` at `i`, or -1. */
+function plainCsiEnd(data: Flood, i: number): number {
   if (codeAt(data, i + 1) !== 0x5b) return -1;
   for (let j = i + 2; j < data.length; j++) {
     const c = codeAt(data, j);
-    if (c === 0x6d) return j;
+    if (c === SGR || c === EL) return j;
     if (!((c >= 0x30 && c <= 0x39) || c === 0x3b)) return -1;
   }
   return -1;
@@ -150,11 +155,12 @@ function sgrState(data: Flood, from: number, to: number): string {
   let start = from;
   const seqs: string[] = [];
   for (let i = data.indexOf('\x1b', start); i >= 0 && i < to; i = data.indexOf('\x1b', start)) {
-    const end = sgrEnd(data, i);
+    const end = plainCsiEnd(data, i);
+    start = end + 1;
+    if (codeAt(data, end) !== SGR) continue;
     const seq = typeof data === 'string' ? data.slice(i, end + 1) : data.toString('latin1', i, end + 1);
     if (seq === '\x1b[m' || seq === '\x1b[0m') seqs.length = 0;
     seqs.push(seq);
-    start = end + 1;
   }
   return seqs.join('');
 }
