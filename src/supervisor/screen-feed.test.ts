@@ -66,8 +66,8 @@ describe('ScreenFeed looks', () => {
 
   it('holds what comes while xterm parses a batch, and holds the source past 16M: xterm is never handed 50 MB', async () => {
     const f = feedOf();
-    // A first batch xterm parses in slices (erase-line sequences: nothing to collapse)...
-    f.feed.push(Buffer.from(Array.from({ length: 100_000 }, (_, i) => `\x1b[Kstep ${i}\r\n`).join('')));
+    // A first batch xterm parses in slices (show-cursor sequences: nothing to collapse)...
+    f.feed.push(Buffer.from(Array.from({ length: 100_000 }, (_, i) => `\x1b[?25hstep ${i}\r\n`).join('')));
     // ...and 64 MB arriving meanwhile, as a reader thread's queued batches do.
     const chunk = Buffer.from(Array.from({ length: 4_000 }, (_, i) => `line ${i} of a flood\r\n`).join(''));
     let pushed = 0;
@@ -83,9 +83,9 @@ describe('ScreenFeed looks', () => {
 
   it('keeps looking through a flood that never lets up and has nothing to collapse, each look at a whole screen', async () => {
     const f = feedOf();
-    // Erase-line sequences: nothing to collapse. The source honours the feed's flow control, as the PTY host
+    // Show-cursor sequences: nothing to collapse. The source honours the feed's flow control, as the PTY host
     // does, and refills what was taken while xterm parses: every written() finds 16M held and starts the next.
-    const chunk = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `\x1b[Kflood line ${i} ${'.'.repeat(20)}\r\n`).join(''));
+    const chunk = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `\x1b[?25hflood line ${i} ${'.'.repeat(20)}\r\n`).join(''));
     const paused = () => f.flow.filter((x) => x === 'pause').length > f.flow.filter((x) => x === 'resume').length;
     let sent = 0;
     let turns = 0;
