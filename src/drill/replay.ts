@@ -11,7 +11,7 @@ import { Watchdog } from '../core/watchdog.js';
 import { SCREEN_SAMPLE_MS, type Action, type PromptResponder, type WatchdogConfig, type WatchdogRules } from '../core/watchdog-types.js';
 import type { Cast, CastEvent } from '../record/asciicast.js';
 import type { CastSource } from '../record/cast-stream.js';
-import { Screen } from '../screen/screen.js';
+import { COLLAPSE_MIN, Screen } from '../screen/screen.js';
 import type { ProbeProfile } from '../probes/index.js';
 import { DrillAgent } from './drill-agent.js';
 
@@ -152,9 +152,19 @@ class SampledFeed {
 
   private async parse(): Promise<void> {
     if (this.unparsed.length === 0) return;
-    const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
+    let data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
     this.unparsed = [];
     this.unparsedLength = 0;
+    // The last write ended inside an escape sequence (an event boundary falls anywhere): its end goes
+    // alone, up to the first line end, so the rest may skip its scrolled lines. xterm's parse does not
+    // depend on where writes begin and end; a whole 4 MB parse was a tenth of a drill of `ls -laR`.
+    if (data.length >= COLLAPSE_MIN && !this.screen.canCollapse) {
+      const head = data.indexOf('\r\n') + 2;
+      if (head > 1) {
+        await this.screen.write(data.slice(0, head));
+        data = data.slice(head);
+      }
+    }
     await this.screen.write(data);
   }
 }

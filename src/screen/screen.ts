@@ -29,7 +29,7 @@ const WHOLE = Infinity;
  */
 export const LIVE_PIECE = 8 * 1024;
 /** Writes shorter than this are parsed as they are: too few lines to gain from collapseScrolled. */
-const COLLAPSE_MIN = 128 * 1024;
+export const COLLAPSE_MIN = 128 * 1024;
 
 /**
  * A headless terminal emulator: bytes from a PTY in, what a human would see
