@@ -11,7 +11,7 @@ const port = parentPort;
 if (!port) throw new Error('recording-worker runs as a worker thread of the PTY host');
 
 const appenders = new Map<number, CastAppender>();
-const reply = (m: FromRecorder) => port.postMessage(m);
+const reply = (m: FromRecorder, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
 
 port.on('message', (m: ToRecorder) => {
   if (m.op === 'adopt') {
@@ -20,12 +20,13 @@ port.on('message', (m: ToRecorder) => {
     return;
   }
   const rec = appenders.get(m.key);
+  // A batch's buffer always goes back: the host reuses it.
+  if (m.op === 'o') {
+    rec?.output(new Uint8Array(m.data, 0, m.len), m.t);
+    return reply({ op: 'written', key: m.key, bytes: m.len, data: m.data }, [m.data]);
+  }
   if (!rec) return;
   switch (m.op) {
-    case 'o':
-      rec.output(Buffer.from(m.data), m.t);
-      reply({ op: 'written', key: m.key, bytes: m.data.byteLength });
-      return;
     case 'r':
       return rec.resize(m.cols, m.rows, m.t);
     case 'i':
