@@ -5,10 +5,8 @@
  * the asciicast lines was 0.85 s of host CPU per 200 MB, holding a flood at
  * 0.73x of a bare reader. Here the host's thread only copies the bytes out
  * (gathered for FLUSH_MS, one message per batch) and the worker does the rest.
- * The batches' buffers go back and forth: the worker returns each one once
- * escaped, so a flood allocates nothing per batch on either side (a fresh
- * 256 KB buffer per batch was mapped, faulted in and freed ~100 times a
- * second, much of the kernel time a recording cost).
+ * The batches pass through memory both threads share (recording-ring.ts),
+ * so a flood allocates nothing per batch on either side.
  *
  * Bounded loss: the file is the worker's writes, so a kill -9 of the host
  * loses what is gathered (10 ms) and what the worker has not written yet;
@@ -16,27 +14,31 @@
  * catches up (the same pause a slow client gets).
  */
 import { Worker } from 'node:worker_threads';
+import { RecordingRing } from './recording-ring.js';
 import { CastAppender, type CastHeader } from './recording.js';
 
 export type ToRecorder =
   | { op: 'adopt'; key: number; path: string; fd: number; written: number; startMs: number; cap: number | null }
-  | { op: 'o'; key: number; t: number; data: ArrayBuffer; len: number }
+  | { op: 'ring'; memory: SharedArrayBuffer }
+  /** A batch: in the ring at `at`, or (the ring full) in `data`, a buffer of its own. */
+  | { op: 'o'; key: number; t: number; at: number; len: number; data?: ArrayBuffer }
   | { op: 'r'; key: number; t: number; cols: number; rows: number }
   | { op: 'i' | 'm'; key: number; t: number; data: string }
   | { op: 'suspend'; key: number }
   | { op: 'close'; key: number; t: number; marker: string | null };
 
 export type FromRecorder =
-  | { op: 'written'; key: number; bytes: number; data: ArrayBuffer }
+  | { op: 'written'; key: number; bytes: number; ring: boolean }
   | { op: 'problem'; key: number; message: string; code: string | null }
   | { op: 'closed'; key: number };
 
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
-/** Batch buffers kept for reuse: what is in flight in a flood (BEHIND_BYTES bounds it) comes back here. */
-const POOL_MAX = 16;
+/** What one flood has in flight at most (BEHIND_BYTES) and a batch more; several at once may overflow to buffers of their own. */
 /** Output handed to the worker and not yet taken: past this the job's PTY waits (bounds a crash's loss too). */
 const BEHIND_BYTES = 4 * 1024 * 1024;
+/** What one flood has in flight at most (BEHIND_BYTES) and a batch more; several at once may overflow to buffers of their own. */
+const RING_BYTES = BEHIND_BYTES + 2 * BATCH_BYTES;
 
 export interface RecordingEvents {
   problem(e: Error): void;
@@ -67,14 +69,15 @@ export class RecordingThread {
   private readonly worker: Worker;
   private readonly open = new Map<number, RemoteRecording>();
   private nextKey = 1;
-  private readonly pool: ArrayBuffer[] = [];
+  private readonly ring = new RecordingRing(RING_BYTES);
 
   constructor() {
     this.worker = new Worker(new URL('./recording-worker.js', import.meta.url));
     // The jobs keep the host alive; a recording thread with nothing to do never does.
     this.worker.unref();
+    this.worker.postMessage({ op: 'ring', memory: this.ring.memory } satisfies ToRecorder);
     this.worker.on('message', (m: FromRecorder) => {
-      if (m.op === 'written' && m.data.byteLength === BATCH_BYTES && this.pool.length < POOL_MAX) this.pool.push(m.data);
+      if (m.op === 'written' && m.ring) this.ring.free();
       this.open.get(m.key)?.received(m);
     });
     this.worker.on('error', (e) => {
@@ -86,22 +89,15 @@ export class RecordingThread {
   create(path: string, header: CastHeader, startMs: number, cap: number, on: RecordingEvents): JobRecording {
     const { fd, written } = CastAppender.create(path, header, startMs);
     const key = this.nextKey++;
-    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), (n) => this.buffer(n), on, () => this.open.delete(key));
+    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), this.ring, on, () => this.open.delete(key));
     this.open.set(key, rec);
     this.worker.postMessage({ op: 'adopt', key, path, fd, written, startMs, cap: Number.isFinite(cap) ? cap : null } satisfies ToRecorder);
     return rec;
   }
-
-  /** A buffer for a batch: a pooled one, or one of its own for a chunk bigger than a batch. */
-  private buffer(bytes: number): ArrayBuffer {
-    if (bytes > BATCH_BYTES) return new ArrayBuffer(bytes);
-    return this.pool.pop() ?? new ArrayBuffer(BATCH_BYTES);
-  }
 }
 
 class RemoteRecording implements JobRecording {
-  /** The batch being gathered, copied in as each chunk comes (the chunk itself goes on to the clients and the ring). */
-  private batch: Uint8Array | undefined;
+  private chunks: Buffer[] = [];
   private bytes = 0;
   private at = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -114,19 +110,15 @@ class RemoteRecording implements JobRecording {
   constructor(
     private readonly key: number,
     private readonly post: (m: ToRecorder, transfer?: ArrayBuffer[]) => void,
-    private readonly buffer: (bytes: number) => ArrayBuffer,
+    private readonly ring: RecordingRing,
     private readonly on: RecordingEvents,
     private readonly forget: () => void,
   ) {}
 
   output(data: Buffer, nowMs: number): void {
     if (this.closing || this.dead) return;
-    if (this.batch && this.bytes + data.length > this.batch.length) this.send();
-    if (!this.batch) {
-      this.batch = new Uint8Array(this.buffer(data.length));
-      this.at = nowMs;
-    }
-    this.batch.set(data, this.bytes);
+    if (this.chunks.length === 0) this.at = nowMs;
+    this.chunks.push(data);
     this.bytes += data.length;
     if (this.bytes >= BATCH_BYTES) this.send();
     else this.timer ??= setTimeout(() => this.send(), FLUSH_MS);
@@ -184,17 +176,24 @@ class RemoteRecording implements JobRecording {
     this.post(m);
   }
 
-  /** Gathered output to the worker: its buffer moves there (no copy) and comes back once escaped. */
+  /** Gathered output to the worker, its bytes copied once: into the ring, or into a buffer that moves to the worker. */
   private send(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.batch || this.dead) return;
-    const data = this.batch.buffer as ArrayBuffer;
+    if (this.chunks.length === 0 || this.dead) return;
     const len = this.bytes;
+    const at = this.ring.put(this.chunks, len);
     this.unwritten += len;
-    this.batch = undefined;
+    if (at >= 0) this.post({ op: 'o', key: this.key, t: this.at, at, len });
+    else {
+      // Its own memory (Buffer.concat may hand out a slice of Node's shared pool, which must not move).
+      const data = new ArrayBuffer(len);
+      const view = new Uint8Array(data);
+      for (let to = 0, i = 0; i < this.chunks.length; to += this.chunks[i]!.length, i++) view.set(this.chunks[i]!, to);
+      this.post({ op: 'o', key: this.key, t: this.at, at: 0, len, data }, [data]);
+    }
+    this.chunks = [];
     this.bytes = 0;
-    this.post({ op: 'o', key: this.key, t: this.at, data, len }, [data]);
     if (!this.isBehind && this.unwritten > BEHIND_BYTES) {
       this.isBehind = true;
       this.on.behind(true);
