@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { rng } from '../../test/helpers/rng.js';
 import { JsonUtf8Escaper, maxEscapedBytes } from './json-bytes.js';
-
-/** A small seeded generator (mulberry32), so a failure repeats. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Bytes a terminal might print, weighted to the hard cases: controls, quotes, every UTF-8 length, and broken sequences. */
 function terminalBytes(next: () => number, n: number): Uint8Array {
