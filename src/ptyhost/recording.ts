@@ -9,7 +9,8 @@
  * become U+FFFD, as in every asciicast file.
  *
  * Output that comes within 10 ms (or 256 KB) is one event, stamped when its
- * first chunk came, and what gathered goes to the file in one synchronous
+ * first chunk was read (the host's thread gathers the window; an event never
+ * holds two), and what gathered goes to the file in one synchronous
  * append, so the file only ever ends in whole lines and a kill -9 of the
  * host loses at most those 10 ms. Output is escaped from bytes to bytes
  * (json-bytes.ts) into one reused buffer as it comes: no string, no fresh
@@ -106,6 +107,8 @@ export class CastAppender {
   output(data: Uint8Array, nowMs: number): void {
     if (this.mode === 'capped') return this.keepTail(data);
     if (this.mode !== 'on') return;
+    // A batch read later is an event of its own: an event never stretches past the window it was gathered in.
+    if (this.openAt >= 0 && this.seconds(nowMs) !== this.openT) this.closeOutput();
     for (let at = 0; at < data.length; at += SLICE_BYTES) {
       const slice = data.subarray(at, at + SLICE_BYTES);
       if (this.openAt < 0) this.openOutput(nowMs);
