@@ -8,6 +8,7 @@
  * Usage: npm run build && node dist/bench/run.js [cli|replay|flood|idle|scale|latency|fleet|web-stall|web …] [--smoke] [--out DIR] [--root CHECKOUT]
  */
 import path from 'node:path';
+import { bareReaderMBps } from './lib/machine-probe.js';
 import { machineInfo, readCaseFiles, repoRoot, textTable, writeCaseFile, writeTable, type CaseFile } from './lib/results.js';
 import { CASES, type BenchCase, type CaseName } from './lib/types.js';
 
@@ -42,12 +43,14 @@ export async function runBench(o: RunOptions): Promise<{ written: CaseFile[]; fa
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const written: CaseFile[] = [];
   const failed: Array<{ case: string; error: string }> = [];
+  const bare = await bareReaderMBps();
+  log(`machine: bare node-pty reader ${bare ?? '?'} MB/s`);
   for (const name of o.cases) {
     log(`== ${name}${o.smoke ? ' (smoke)' : ''}`);
     const t0 = performance.now();
     try {
       const result = await (await loadCase(name))({ smoke: o.smoke, root: o.root, log });
-      const file: CaseFile = { ...result, case: name, machine: machineInfo(o.root), smoke: o.smoke, seconds: (performance.now() - t0) / 1000 };
+      const file: CaseFile = { ...result, case: name, machine: machineInfo(o.root, bare), smoke: o.smoke, seconds: (performance.now() - t0) / 1000 };
       writeCaseFile(o.outDir, file);
       written.push(file);
     } catch (e) {

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
 import { PtyHostClient } from '../../src/ptyhost/client.js';
 import { Daemon } from '../lib/daemon.js';
-import { cleanEnv, cpuSeconds, rssMB, threadCpu, threadCpuSplit, type UserSys } from '../lib/proc.js';
+import { cleanEnv, cpuSeconds, cpuSpent, cpuWithChildren, rssMB, threadCpu, threadCpuSplit, type UserSys } from '../lib/proc.js';
 import { MB, max, median, percentile, sleep } from '../lib/stats.js';
 import { haveTmux, Tmux } from '../lib/tmux.js';
 import { logger, row, type CaseOptions, type CaseResult, type Row } from '../lib/types.js';
@@ -27,6 +27,7 @@ const COLS = 120;
 const ROWS = 40;
 const RATIO_GOAL = 0.9;
 const HOST_GOAL = 0.85;
+const REC_GOAL = 0.9;
 const BOARD_GOAL_MS = 100;
 const RSS_GROWTH_GOAL_MB = 64;
 const HOST_RSS_PER_JOB_GOAL_MB = 1;
@@ -36,6 +37,17 @@ interface Timed {
   bytes?: number;
   /** The reading thread's CPU (bare node-pty: this process's main thread). */
   cpu?: UserSys;
+  /** Every process of the path, with the children they reaped (cat), user and kernel. */
+  total?: UserSys;
+}
+
+/** Runs `f` and adds the CPU the processes `pids` (with their reaped children) used meanwhile; a pid gone by the end counts nothing. */
+async function withCpu<T extends Timed>(pids: () => number[], f: () => Promise<T>): Promise<T> {
+  const read = (ps: number[]) => ps.map((p) => { try { return cpuWithChildren(p); } catch { return { user: 0, sys: 0 }; } });
+  const ps = pids();
+  const before = read(ps);
+  const r = await f();
+  return { ...r, total: cpuSpent(before, read(ps)) };
 }
 
 interface DaemonRun extends Timed {
@@ -53,6 +65,13 @@ function makeFlood(dir: string, randomMB: number): string {
   const file = path.join(dir, 'flood.b64');
   execFileSync('sh', ['-c', `head -c ${Math.round(randomMB * MB)} /dev/urandom | base64 > '${file}'`]);
   return file;
+}
+
+/** The slowest round of a path against tmux in the same round (tmux's time / the path's: above 1 is ahead); fails if any round is behind. */
+function everyRound(name: string, xs: Timed[], tmux: Timed[]): Row {
+  const ratios = xs.map((x, i) => tmux[i]!.ms / x.ms);
+  const worst = Math.min(...ratios);
+  return row(`flood: ${name} against tmux, the worst round (speed ratio)`, worst, '×', { goal: 'every round ≥ 1', pass: worst >= 1 });
 }
 
 /** Bare node-pty, raw Buffers. */
@@ -177,19 +196,23 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
     client = await PtyHostClient.connect(path.join(dir, 'state-host'), { hostArgs: ['--idle', '2s'] });
     daemon = await Daemon.start(opts.root, path.join(dir, 'state-daemon'));
     if (tmux) await tmux.newSession('keep', 'sleep 100000', COLS, ROWS);
+    const tmuxPid = tmux ? await tmux.serverPid() : null;
+    const self = process.pid;
+    const host = client.hostPid;
     const r = { bare: [] as Timed[], host: [] as Timed[], recorded: [] as Timed[], run: [] as Timed[], runTrue: [] as Timed[], daemon: [] as DaemonRun[], tmux: [] as Timed[] };
     for (let i = 0; i < runs; i++) {
-      r.bare.push(await bare(file));
-      r.host.push(await viaHost(client, file, `flood-${i}`));
+      r.bare.push(await withCpu(() => [self], () => bare(file)));
+      r.host.push(await withCpu(() => [self, host], () => viaHost(client!, file, `flood-${i}`)));
       const cast = path.join(dir, `flood-${i}.cast`);
-      r.recorded.push(await viaHost(client, file, `flood-rec-${i}`, cast));
+      r.recorded.push(await withCpu(() => [self, host], () => viaHost(client!, file, `flood-rec-${i}`, cast)));
       rmSync(cast, { force: true });
       const runState = path.join(dir, `state-run-${i}`);
       r.runTrue.push(await nsRun(opts.root, runState, ['true']));
-      r.run.push(await nsRun(opts.root, runState, ['cat', file]));
+      r.run.push(await withCpu(() => [self], () => nsRun(opts.root, runState, ['cat', file])));
       rmSync(runState, { recursive: true, force: true });
-      r.daemon.push(await daemonJob(daemon, file, `flood-${i}`));
-      if (tmux) r.tmux.push(await viaTmux(tmux, file, i));
+      const d = daemon;
+      r.daemon.push(await withCpu(() => [d.pid, d.hostPid() ?? d.pid].filter((p, k, a) => a.indexOf(p) === k), () => daemonJob(d, file, `flood-${i}`)));
+      if (tmux) r.tmux.push(await withCpu(() => [tmuxPid!], () => viaTmux(tmux, file, i)));
       log(
         `  run ${i + 1}: bare ${(r.bare[i]!.ms / 1000).toFixed(2)} s, host ${(r.host[i]!.ms / 1000).toFixed(2)} s, host+rec ${(r.recorded[i]!.ms / 1000).toFixed(2)} s, ` +
           `run ${(r.run[i]!.ms / 1000).toFixed(2)} s (true: ${(r.runTrue[i]!.ms / 1000).toFixed(2)} s), daemon job ${(r.daemon[i]!.ms / 1000).toFixed(2)} s` +
@@ -221,10 +244,24 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
       vsBare('flood: daemon job (board started→ended)', r.daemon, RATIO_GOAL),
       vsBare('flood: through the PTY host', r.host, HOST_GOAL),
       vsBare('flood: PTY host + recording', r.recorded, null),
+      row('flood: PTY host + recording vs the host alone', mbps(r.recorded), 'MB/s', {
+        anchor: mbps(r.host),
+        anchorName: 'PTY host alone',
+        goal: `ratio ≥ ${REC_GOAL}`,
+        pass: mbps(r.recorded) / mbps(r.host) >= REC_GOAL,
+      }),
     ];
     if (tmuxMBps !== null) {
       rows.push(row('flood: nightshift run vs tmux', mbps(r.run), 'MB/s', { anchor: tmuxMBps, anchorName: 'tmux' }));
       rows.push(row('flood: daemon job vs tmux', mbps(r.daemon), 'MB/s', { anchor: tmuxMBps, anchorName: 'tmux' }));
+      rows.push(everyRound('nightshift run', r.run, r.tmux), everyRound('daemon job', r.daemon, r.tmux));
+    }
+    // So a change that only moves work from one thread or process to another shows.
+    const paths: Array<[string, Timed[]]> = [['bare node-pty', r.bare], ['PTY host', r.host], ['PTY host + recording', r.recorded], ['nightshift run', r.run], ['daemon job', r.daemon], ['tmux', r.tmux]];
+    const per100 = (xs: Timed[]) => median(xs.map((x) => ((x.total!.user + x.total!.sys) * 100) / fileMB));
+    for (const [name, xs] of paths) {
+      if (xs.length === 0 || xs.some((x) => !x.total)) continue;
+      rows.push(row(`flood CPU per 100 MB: ${name} (user+kernel, all its processes)`, per100(xs), 's', { anchor: per100(r.bare), anchorName: 'bare node-pty' }));
     }
     rows.push(
       row('nightshift run start-up (`run -- true`, whole process)', median(r.runTrue.map((x) => x.ms)) / 1000, 's'),
@@ -263,6 +300,10 @@ export async function run(opts: CaseOptions): Promise<CaseResult> {
         seconds: { bare: secs(r.bare), host: secs(r.host), recorded: secs(r.recorded), run: secs(r.run), runTrue: secs(r.runTrue), daemon: secs(r.daemon), tmux: secs(r.tmux) },
         bytes: { bare: r.bare.map((x) => x.bytes), host: r.host.map((x) => x.bytes), recorded: r.recorded.map((x) => x.bytes) },
         bareCpu: r.bare.map((x) => x.cpu),
+        cpuTotals: Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, (xs as Timed[]).map((x) => x.total ?? null)])),
+        cpuPer100MB: Object.fromEntries(
+          Object.entries(r).map(([k, xs]) => [k, (xs as Timed[]).map((x) => (x.total ? { user: (x.total.user * 100) / fileMB, sys: (x.total.sys * 100) / fileMB } : null))]),
+        ),
         daemon: r.daemon.map(({ boardMs: b, ...rest }) => ({ ...rest, boardCalls: b.length, boardMaxMs: max(b), boardP99Ms: percentile(b, 99), boardMedianMs: median(b) })),
         hostRss,
         tmux: tmux !== null,

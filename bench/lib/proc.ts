@@ -49,6 +49,22 @@ export function threadCpuSplit(pid: number, before: Map<number, UserSys>, after:
   return { main: round(main), others: round(others) };
 }
 
+/** A process's CPU with the children it has waited for, user and kernel apart (a PTY's writer is such a child). */
+export function cpuWithChildren(pid: number): UserSys {
+  const f = statFields(pid);
+  return { user: (Number(f[11]) + Number(f[13])) / HZ, sys: (Number(f[12]) + Number(f[14])) / HZ };
+}
+
+/** The CPU several processes used between two readings of each, summed. */
+export function cpuSpent(before: UserSys[], after: UserSys[]): UserSys {
+  const sum = { user: 0, sys: 0 };
+  after.forEach((a, i) => {
+    sum.user += a.user - (before[i]?.user ?? 0);
+    sum.sys += a.sys - (before[i]?.sys ?? 0);
+  });
+  return sum;
+}
+
 /** utime + stime + cutime + cstime (the children it has waited for), in seconds. */
 export function cpuSecondsWithChildren(pid: number): number {
   const f = statFields(pid);

@@ -16,6 +16,8 @@ export interface Machine {
   commit: string | null;
   /** Whether the work tree had uncommitted changes when the case ran. */
   dirty: boolean | null;
+  /** Bare node-pty reading a flood, MB/s (machine-probe.ts), taken once per bench run; absent in older files. */
+  bareReaderMBps?: number | null;
 }
 
 export interface CaseFile extends CaseResult {
@@ -33,7 +35,7 @@ export function repoRoot(from = fileURLToPath(import.meta.url)): string {
   }
 }
 
-export function machineInfo(root: string): Machine {
+export function machineInfo(root: string, bareReaderMBps: number | null = null): Machine {
   const git = (...args: string[]): string | null => {
     try {
       return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -51,6 +53,7 @@ export function machineInfo(root: string): Machine {
     date: new Date().toISOString(),
     commit: git('rev-parse', '--short=12', 'HEAD'),
     dirty: status === null ? null : status.length > 0,
+    bareReaderMBps,
   };
 }
 
@@ -109,11 +112,11 @@ export function renderTable(files: CaseFile[]): string {
     `| ${head.map(() => '---').join(' | ')} |`,
     ...files.flatMap((f) => f.rows.map((r) => `| ${rowCells(f.case, r).join(' | ')} |`)),
     '',
-    '| case | date | commit | node | cores | cpu | seconds | smoke |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| case | date | commit | node | cores | cpu | bare reader MB/s | seconds | smoke |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...files.map((f) => {
       const m = f.machine;
-      return `| ${[f.case, m.date, `${m.commit ?? '?'}${m.dirty ? ' (dirty)' : ''}`, m.node, String(m.cores), m.cpu, f.seconds.toFixed(0), f.smoke ? 'yes' : 'no'].map(cell).join(' | ')} |`;
+      return `| ${[f.case, m.date, `${m.commit ?? '?'}${m.dirty ? ' (dirty)' : ''}`, m.node, String(m.cores), m.cpu, fmt(m.bareReaderMBps ?? null), f.seconds.toFixed(0), f.smoke ? 'yes' : 'no'].map(cell).join(' | ')} |`;
     }),
     '',
   ];

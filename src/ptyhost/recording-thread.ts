@@ -5,6 +5,8 @@
  * the asciicast lines was 0.85 s of host CPU per 200 MB, holding a flood at
  * 0.73x of a bare reader. Here the host's thread only copies the bytes out
  * (gathered for FLUSH_MS, one message per batch) and the worker does the rest.
+ * The batches pass through memory both threads share (recording-ring.ts),
+ * so a flood allocates nothing per batch on either side.
  *
  * Bounded loss: the file is the worker's writes, so a kill -9 of the host
  * loses what is gathered (10 ms) and what the worker has not written yet;
@@ -12,25 +14,31 @@
  * catches up (the same pause a slow client gets).
  */
 import { Worker } from 'node:worker_threads';
+import { RecordingRing } from './recording-ring.js';
 import { CastAppender, type CastHeader } from './recording.js';
 
 export type ToRecorder =
   | { op: 'adopt'; key: number; path: string; fd: number; written: number; startMs: number; cap: number | null }
-  | { op: 'o'; key: number; t: number; data: ArrayBuffer }
+  | { op: 'ring'; memory: SharedArrayBuffer }
+  /** A batch: in the ring at `at`, or (the ring full) in `data`, a buffer of its own. */
+  | { op: 'o'; key: number; t: number; at: number; len: number; data?: ArrayBuffer }
   | { op: 'r'; key: number; t: number; cols: number; rows: number }
   | { op: 'i' | 'm'; key: number; t: number; data: string }
   | { op: 'suspend'; key: number }
   | { op: 'close'; key: number; t: number; marker: string | null };
 
 export type FromRecorder =
-  | { op: 'written'; key: number; bytes: number }
+  | { op: 'written'; key: number; bytes: number; ring: boolean }
   | { op: 'problem'; key: number; message: string; code: string | null }
   | { op: 'closed'; key: number };
 
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
+/** What one flood has in flight at most (BEHIND_BYTES) and a batch more; several at once may overflow to buffers of their own. */
 /** Output handed to the worker and not yet taken: past this the job's PTY waits (bounds a crash's loss too). */
 const BEHIND_BYTES = 4 * 1024 * 1024;
+/** What one flood has in flight at most (BEHIND_BYTES) and a batch more; several at once may overflow to buffers of their own. */
+const RING_BYTES = BEHIND_BYTES + 2 * BATCH_BYTES;
 
 export interface RecordingEvents {
   problem(e: Error): void;
@@ -61,12 +69,17 @@ export class RecordingThread {
   private readonly worker: Worker;
   private readonly open = new Map<number, RemoteRecording>();
   private nextKey = 1;
+  private readonly ring = new RecordingRing(RING_BYTES);
 
   constructor() {
     this.worker = new Worker(new URL('./recording-worker.js', import.meta.url));
     // The jobs keep the host alive; a recording thread with nothing to do never does.
     this.worker.unref();
-    this.worker.on('message', (m: FromRecorder) => this.open.get(m.key)?.received(m));
+    this.worker.postMessage({ op: 'ring', memory: this.ring.memory } satisfies ToRecorder);
+    this.worker.on('message', (m: FromRecorder) => {
+      if (m.op === 'written' && m.ring) this.ring.free();
+      this.open.get(m.key)?.received(m);
+    });
     this.worker.on('error', (e) => {
       for (const r of this.open.values()) r.failed(new Error(`the recording thread failed: ${e.message}`, { cause: e }));
     });
@@ -76,7 +89,7 @@ export class RecordingThread {
   create(path: string, header: CastHeader, startMs: number, cap: number, on: RecordingEvents): JobRecording {
     const { fd, written } = CastAppender.create(path, header, startMs);
     const key = this.nextKey++;
-    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), on, () => this.open.delete(key));
+    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), this.ring, on, () => this.open.delete(key));
     this.open.set(key, rec);
     this.worker.postMessage({ op: 'adopt', key, path, fd, written, startMs, cap: Number.isFinite(cap) ? cap : null } satisfies ToRecorder);
     return rec;
@@ -97,6 +110,7 @@ class RemoteRecording implements JobRecording {
   constructor(
     private readonly key: number,
     private readonly post: (m: ToRecorder, transfer?: ArrayBuffer[]) => void,
+    private readonly ring: RecordingRing,
     private readonly on: RecordingEvents,
     private readonly forget: () => void,
   ) {}
@@ -162,22 +176,24 @@ class RemoteRecording implements JobRecording {
     this.post(m);
   }
 
-  /** Gathered output to the worker, its bytes copied into one buffer that moves to the worker (no second copy). */
+  /** Gathered output to the worker, its bytes copied once: into the ring, or into a buffer that moves to the worker. */
   private send(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.chunks.length === 0 || this.dead) return;
-    const data = new ArrayBuffer(this.bytes);
-    const view = new Uint8Array(data);
-    let at = 0;
-    for (const c of this.chunks) {
-      view.set(c, at);
-      at += c.length;
+    const len = this.bytes;
+    const at = this.ring.put(this.chunks, len);
+    this.unwritten += len;
+    if (at >= 0) this.post({ op: 'o', key: this.key, t: this.at, at, len });
+    else {
+      // Its own memory (Buffer.concat may hand out a slice of Node's shared pool, which must not move).
+      const data = new ArrayBuffer(len);
+      const view = new Uint8Array(data);
+      for (let to = 0, i = 0; i < this.chunks.length; to += this.chunks[i]!.length, i++) view.set(this.chunks[i]!, to);
+      this.post({ op: 'o', key: this.key, t: this.at, at: 0, len, data }, [data]);
     }
-    this.unwritten += this.bytes;
     this.chunks = [];
     this.bytes = 0;
-    this.post({ op: 'o', key: this.key, t: this.at, data }, [data]);
     if (!this.isBehind && this.unwritten > BEHIND_BYTES) {
       this.isBehind = true;
       this.on.behind(true);

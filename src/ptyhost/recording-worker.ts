@@ -12,20 +12,23 @@ if (!port) throw new Error('recording-worker runs as a worker thread of the PTY 
 
 const appenders = new Map<number, CastAppender>();
 const reply = (m: FromRecorder) => port.postMessage(m);
+let ring: SharedArrayBuffer | undefined;
 
 port.on('message', (m: ToRecorder) => {
+  if (m.op === 'ring') return void (ring = m.memory);
   if (m.op === 'adopt') {
     const problem = (e: Error) => reply({ op: 'problem', key: m.key, message: e.message, code: (e as NodeJS.ErrnoException).code ?? null });
     appenders.set(m.key, CastAppender.adopt(m.path, m.fd, m.written, m.startMs, m.cap ?? Infinity, problem));
     return;
   }
   const rec = appenders.get(m.key);
+  // Every batch is answered, so its room in the ring is freed even when its recording is gone.
+  if (m.op === 'o') {
+    rec?.output(m.data ? new Uint8Array(m.data, 0, m.len) : new Uint8Array(ring!, m.at, m.len), m.t);
+    return reply({ op: 'written', key: m.key, bytes: m.len, ring: !m.data });
+  }
   if (!rec) return;
   switch (m.op) {
-    case 'o':
-      rec.output(Buffer.from(m.data), m.t);
-      reply({ op: 'written', key: m.key, bytes: m.data.byteLength });
-      return;
     case 'r':
       return rec.resize(m.cols, m.rows, m.t);
     case 'i':

@@ -9,35 +9,41 @@
  * become U+FFFD, as in every asciicast file.
  *
  * Output that comes within 10 ms (or 256 KB) is one event, stamped when its
- * first chunk came, and what gathered goes to the file in one synchronous
+ * first chunk was read (the host's thread gathers the window; an event never
+ * holds two), and what gathered goes to the file in one synchronous
  * append, so the file only ever ends in whole lines and a kill -9 of the
- * host loses at most those 10 ms.
+ * host loses at most those 10 ms. Output is escaped from bytes to bytes
+ * (json-bytes.ts) into one reused buffer as it comes: no string, no fresh
+ * buffer per event, so a flood costs the recording one pass over its bytes.
  */
 import { closeSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { JsonUtf8Escaper, maxEscapedBytes } from '../record/json-bytes.js';
 import { InputError } from '../util/errors.js';
 import { formatSize } from '../util/size.js';
 
 /** A flood is read 4 KB at a time; gathering 10 ms of it makes one event and one write instead of ~100. */
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
+/** Output is escaped this much at a time, so the reused buffer never needs room for a whole batch escaped at its worst (6x). */
+const SLICE_BYTES = 16 * 1024;
+/** Room for a batch, a slice escaped at its worst, and an event's `[t,"o","` and `"]\n`. */
+const OUT_BYTES = BATCH_BYTES + maxEscapedBytes(SLICE_BYTES) + 64;
 
 export type CastHeader = { width: number; height: number; command: string } & Record<string, unknown>;
 
 export class CastAppender {
-  private readonly decoder = new StringDecoder('utf8');
-  /** Events encoded, each once: their sizes come free, where Buffer.byteLength of each line cost as much as encoding it (a 200 MB flood: 250 ms of the recording's thread). */
-  private pending: Buffer[] = [];
+  private readonly escaper = new JsonUtf8Escaper();
+  /** Lines not yet written, encoded; allocated with the first event and reused for every write. */
+  private out: Buffer | undefined;
+  private outLen = 0;
+  /** Where the output event still open at the end of `out` begins (-1: none), where its text begins, and its time. */
+  private openAt = -1;
+  private textAt = 0;
+  private openT = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Output not yet made an event: its chunks, their size, and when the first came. */
-  private outputChunks: Buffer[] = [];
-  private outputBytes = 0;
-  private outputAt: number | undefined;
   private fd: number | undefined;
   private failure: Error | undefined;
   private written = 0;
-  /** Bytes in `pending`. */
-  private pendingBytes = 0;
   /** 'capped': past the cap, output goes to the tail and only markers to the file; 'off': suspended by the client. */
   private mode: 'on' | 'capped' | 'off' = 'on';
   /** Past the cap, the newest output (at most tailBytes), written after a `recording-tail` marker at close. */
@@ -94,14 +100,22 @@ export class CastAppender {
     return this.failure;
   }
 
-  /** Output within one FLUSH_MS window becomes one event, stamped when its first chunk came. */
-  output(data: Buffer, nowMs: number): void {
+  /**
+   * Output within one FLUSH_MS window becomes one event, stamped when its first chunk came.
+   * `data` is escaped before this returns: the caller may reuse its buffer.
+   */
+  output(data: Uint8Array, nowMs: number): void {
     if (this.mode === 'capped') return this.keepTail(data);
     if (this.mode !== 'on') return;
-    this.outputAt ??= nowMs;
-    this.outputChunks.push(data);
-    this.outputBytes += data.length;
-    if (this.outputBytes >= BATCH_BYTES) return this.flush();
+    // A batch read later is an event of its own: an event never stretches past the window it was gathered in.
+    if (this.openAt >= 0 && this.seconds(nowMs) !== this.openT) this.closeOutput();
+    for (let at = 0; at < data.length; at += SLICE_BYTES) {
+      const slice = data.subarray(at, at + SLICE_BYTES);
+      if (this.openAt < 0) this.openOutput(nowMs);
+      if (this.written + this.outLen + maxEscapedBytes(slice.length) + 3 > this.limit) return this.capAt(data.subarray(at));
+      this.outLen = this.escaper.write(slice, this.out!, this.outLen);
+      if (this.outLen >= BATCH_BYTES) this.flush();
+    }
     this.schedule();
   }
 
@@ -126,15 +140,17 @@ export class CastAppender {
   /** Writes what is left (a dangling partial character, the marker if any) and closes the file. */
   close(marker: string | null, nowMs: number): void {
     if (this.mode === 'off') return this.closeFd();
-    this.takeOutput();
-    if (this.mode === 'capped' && this.tailSize > 0) {
-      this.pushEvent(nowMs, 'm', 'recording-tail');
-      // Cut from the front of a ring: a character split there comes out as U+FFFD.
-      this.pushEvent(nowMs, 'o', Buffer.concat(this.tail).toString('utf8'));
+    if (this.escaper.holding) {
+      if (this.openAt < 0) this.openOutput(nowMs);
+      this.outLen = this.escaper.end(this.out!, this.outLen);
     }
-    const rest = this.decoder.end();
-    if (rest !== '') this.pushEvent(nowMs, 'o', rest);
-    if (marker !== null) this.pushEvent(nowMs, 'm', marker);
+    this.closeOutput();
+    if (this.mode === 'capped' && this.tailSize > 0) {
+      this.pushLine(nowMs, 'm', 'recording-tail');
+      // Cut from the front of a ring: a character split there comes out as U+FFFD.
+      this.pushLine(nowMs, 'o', Buffer.concat(this.tail).toString('utf8'));
+    }
+    if (marker !== null) this.pushLine(nowMs, 'm', marker);
     this.flush();
     this.closeFd();
   }
@@ -146,49 +162,66 @@ export class CastAppender {
 
   private event(nowMs: number, code: string, data: string): void {
     if (this.mode === 'off') return;
-    this.takeOutput();
-    this.pushEvent(nowMs, code, data);
+    this.closeOutput();
+    this.pushLine(nowMs, code, data);
     this.schedule();
   }
 
-  /** Output gathered so far becomes its event, ahead of whatever event comes next. */
-  private takeOutput(): void {
-    if (this.outputAt === undefined) return;
-    const data = this.outputChunks.length === 1 ? this.outputChunks[0]! : Buffer.concat(this.outputChunks);
-    const text = this.decoder.write(data);
-    if (text !== '') this.pushEvent(this.outputAt, 'o', text);
-    this.outputAt = undefined;
-    this.outputChunks = [];
-    this.outputBytes = 0;
+  /** Where output stops going to the file: the cap less the tail's share. */
+  private get limit(): number {
+    return this.tailBytes > 0 ? this.cap - this.tailBytes : Infinity;
   }
 
-  private pushEvent(atMs: number, code: string, data: string): void {
-    const t = Math.max(0, (atMs - this.startMs) / 1000);
-    const line = eventLine(t, code, data);
-    if (this.tailBytes > 0 && this.mode === 'on' && code === 'o' && this.written + this.pendingBytes + line.length > this.cap - this.tailBytes) return this.capAt(t, data);
-    this.add(line);
+  private seconds(atMs: number): number {
+    return Number(Math.max(0, (atMs - this.startMs) / 1000).toFixed(6));
   }
 
-  /** Output from here goes to the tail; the file says so once. */
-  private capAt(t: number, data: string): void {
-    // What still fits goes in (half the room in characters: escapes like \r\n double in JSON).
-    const room = Math.floor((this.cap - this.tailBytes - this.written - this.pendingBytes - 64) / 2);
-    if (room > 0) this.add(eventLine(t, 'o', data.slice(0, room)));
-    if (room > 0) data = data.slice(room);
+  /** Begins an output event at the end of `out`: `[t,"o","`, as JSON.stringify writes it. */
+  private openOutput(nowMs: number): void {
+    this.out ??= Buffer.allocUnsafe(OUT_BYTES);
+    this.openT = this.seconds(nowMs);
+    this.openAt = this.outLen;
+    this.outLen += this.out.write(`[${this.openT},"o","`, this.outLen, 'latin1');
+    this.textAt = this.outLen;
+  }
+
+  /** Ends the open output event; one with no text yet (a character still split) is taken back. */
+  private closeOutput(): void {
+    if (this.openAt < 0) return;
+    if (this.outLen === this.textAt) this.outLen = this.openAt;
+    else this.outLen += this.out!.write('"]\n', this.outLen, 'latin1');
+    this.openAt = -1;
+  }
+
+  /** An event from a string (resizes, input, markers, the tail). */
+  private pushLine(atMs: number, code: string, data: string): void {
+    const line = `${JSON.stringify([this.seconds(atMs), code, data])}\n`;
+    this.out ??= Buffer.allocUnsafe(OUT_BYTES);
+    // A long line (a big paste, the tail) is written as it is; the usual one fits the reused buffer.
+    if (this.outLen + 3 * line.length > this.out.length) this.flush();
+    if (3 * line.length > this.out.length) return this.writeOut(Buffer.from(line));
+    this.outLen += this.out.write(line, this.outLen, 'utf8');
+  }
+
+  /** Output from here goes to the tail; the file says so once. What still fits goes in first. */
+  private capAt(data: Uint8Array): void {
+    const room = Math.max(0, Math.floor((this.limit - this.written - this.outLen - 64) / 6));
+    this.outLen = this.escaper.write(data.subarray(0, room), this.out!, this.outLen);
+    // A character cut by the cap comes out as U+FFFD, as the tail's first one may.
+    this.outLen = this.escaper.end(this.out!, this.outLen);
+    const t = this.openT;
+    this.closeOutput();
     this.mode = 'capped';
     const note = `recording-cap:${formatSize(this.cap)}: output dropped from here; the last ${formatSize(this.tailBytes)} follow the recording-tail marker`;
-    this.add(eventLine(t, 'm', note));
-    this.keepTail(Buffer.from(data));
+    this.pushLine(this.startMs + t * 1000, 'm', note);
+    this.keepTail(data.subarray(room));
   }
 
-  private add(line: Buffer): void {
-    this.pending.push(line);
-    this.pendingBytes += line.length;
-  }
-
-  private keepTail(data: Buffer): void {
-    this.tail.push(data);
-    this.tailSize += data.length;
+  /** Keeps a copy: the caller's buffer is reused. */
+  private keepTail(data: Uint8Array): void {
+    if (data.length === 0) return;
+    this.tail.push(Buffer.from(data.subarray(Math.max(0, data.length - this.tailBytes))));
+    this.tailSize += Math.min(data.length, this.tailBytes);
     while (this.tailSize > this.tailBytes) {
       const first = this.tail[0]!;
       const excess = this.tailSize - this.tailBytes;
@@ -209,12 +242,16 @@ export class CastAppender {
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.takeOutput();
-    if (this.pending.length === 0 || this.fd === undefined) return;
-    const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
+    this.closeOutput();
+    if (this.outLen === 0) return;
+    const len = this.outLen;
+    this.outLen = 0;
+    this.writeOut(this.out!.subarray(0, len));
+  }
+
+  private writeOut(batch: Buffer): void {
+    if (this.fd === undefined) return;
     this.written += batch.length;
-    this.pendingBytes = 0;
     try {
       // A regular file takes it all in one write; the loop is for the rare short write.
       for (let done = 0; done < batch.length; ) done += writeSync(this.fd, batch, done);
@@ -231,9 +268,4 @@ export class CastAppender {
       this.onProblem(e as Error);
     }
   }
-}
-
-/** One asciicast event, encoded: `[t, code, data]` and a line end. */
-function eventLine(t: number, code: string, data: string): Buffer {
-  return Buffer.from(`${JSON.stringify([Number(t.toFixed(6)), code, data])}\n`);
 }
