@@ -1,7 +1,8 @@
 /** Talking to a daemon's web view (`--http`) from a test: tokens, JSON requests, the terminal socket. */
 import WebSocket from 'ws';
 import { runCli } from './cli.js';
-import type { DaemonProc } from './daemon.js';
+import { freePort, type DaemonProc, type Scope } from './daemon.js';
+import type { PageServer } from './page-server.js';
 
 export interface Token {
   name: string;
@@ -74,4 +75,14 @@ export function events(d: DaemonProc, headers: Record<string, string>) {
     return 0;
   })().catch(() => -1);
   return { text: () => text, ended, abort: () => ac.abort() };
+}
+
+/** A daemon whose web view is also its `notify.public_url`, paging ntfy (a local receiver's /topic) once per block: pages carry links to it. */
+export async function pagedWebDaemon(s: Scope): Promise<{ d: DaemonProc; ntfy: PageServer; base: string }> {
+  const ntfy = await s.server();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const config = ['notify:', `  public_url: ${base}`, '  repage_after: off', '  notifiers:', `    - { kind: ntfy, url: "${ntfy.url('/topic')}" }`, ''].join('\n');
+  const d = await s.daemon(s.stateDir(config), ['--http', `127.0.0.1:${port}`]);
+  return { d, ntfy, base };
 }

@@ -1,20 +1,12 @@
 /**
- * A real daemon with its web view on a free port, a person's login token,
+ * A real daemon with its web view on a free port (tokens: web-api.ts token),
  * and waiting on the page's own updates: the pieces the browser tests of
  * the job page share.
  */
 import type { Page } from 'playwright-core';
 import type { TestContext } from 'vitest';
 export { waitText } from './browser.js';
-import { runCli } from './cli.js';
 import { freePort, type DaemonProc, type Scope } from './daemon.js';
-
-export interface WebToken {
-  name: string;
-  token: string;
-  login_url: string;
-  role: string;
-}
 
 /** A daemon serving the web view on 127.0.0.1 (extra daemon flags after). */
 export async function webDaemon(scope: (ctx: TestContext) => Scope, ctx: TestContext, flags: readonly string[] = []): Promise<DaemonProc> {
@@ -22,13 +14,6 @@ export async function webDaemon(scope: (ctx: TestContext) => Scope, ctx: TestCon
   const d = await s.daemon(s.stateDir(), ['--http', `127.0.0.1:${await freePort()}`, ...flags]);
   if (!d.web) throw new Error('the daemon printed no web address');
   return d;
-}
-
-/** `nightshift web token NAME --role ROLE --json` against the daemon's state. */
-export async function webToken(d: DaemonProc, name: string, role = 'operator'): Promise<WebToken> {
-  const r = await runCli(['web', 'token', name, '--role', role, '--json', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
-  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as WebToken;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browsers, DESKTOP, pageErrors, PHONE } from '../helpers/browser.js';
 import { testScopes, type DaemonProc } from '../helpers/daemon.js';
-import { waitText, webDaemon, webToken } from '../helpers/web-session.js';
+import { waitText, webDaemon } from '../helpers/web-session.js';
+import { token } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const browser = browsers();
@@ -20,9 +21,9 @@ const QUESTION = 'Delete the cache? [y/N]';
 const ASK = ['bash', '-c', `echo "cleaning the build cache"; read -p "${QUESTION} " a; echo "got:$a"`];
 
 async function openJob(d: DaemonProc, viewport: { width: number; height: number }): Promise<Page> {
-  const alice = await webToken(d, 'alice');
+  const alice = await token(d, 'alice');
   const page = await browser.page(viewport);
-  await page.goto(alice.login_url);
+  await page.goto(alice.login_url!);
   await waitText(page, '#who', 'Signed in as alice');
   await page.goto(`${d.web}/jobs/${JOB}`);
   await waitText(page, '#prompt-text', QUESTION);

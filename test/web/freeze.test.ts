@@ -12,7 +12,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browsers, DESKTOP, pageErrors, PHONE } from '../helpers/browser.js';
 import { testScopes } from '../helpers/daemon.js';
-import { maxGap, resetGap, stallProbe, waitText, webDaemon, webToken } from '../helpers/web-session.js';
+import { maxGap, resetGap, stallProbe, waitText, webDaemon } from '../helpers/web-session.js';
+import { token } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const browser = browsers();
@@ -46,11 +47,11 @@ describe('a 0.9 MB burst of wide and combining characters on the open job page',
     it(`never holds the main thread over 5 s, and a tap on Decline answers the question that follows (${label})`, async (ctx) => {
       const d = await webDaemon(scope, ctx);
       await d.submit('ls-ja', job(d.state));
-      const alice = await webToken(d, 'alice');
+      const alice = await token(d, 'alice');
       const page = await browser.page(viewport);
       const errors = pageErrors(page);
       await stallProbe(page);
-      await page.goto(alice.login_url);
+      await page.goto(alice.login_url!);
       await waitText(page, '#who', 'Signed in as alice');
       await page.goto(`${d.web}/jobs/ls-ja`);
       await waitText(page, '#term-status', 'live');

@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { freePort, testScopes, waitUntil } from '../helpers/daemon.js';
+import { testScopes, waitUntil } from '../helpers/daemon.js';
+import { pagedWebDaemon } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const SOON = 20_000;
@@ -16,11 +17,7 @@ const ASK = ['bash', '-c', 'read -r -p "Delete the cache? [y/N] " a; echo "got:[
 describe('issue 11.6: a page links to the job, over real HTTP', () => {
   it("ntfy's Open signs in as the page person; its Decline POST declines the job as human:on-call@web, and only once", async (ctx) => {
     const s = scope(ctx);
-    const ntfy = await s.server();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const config = ['notify:', `  public_url: ${base}`, '  repage_after: off', '  notifiers:', `    - { kind: ntfy, url: "${ntfy.url('/topic')}" }`, ''].join('\n');
-    const d = await s.daemon(s.stateDir(config), ['--http', `127.0.0.1:${port}`]);
+    const { d, ntfy, base } = await pagedWebDaemon(s);
     await d.submit('ask', ASK);
     const [hit] = await ntfy.waitHits('/topic', 1, SOON);
     const m = /^view, Open, (\S+); http, Decline, (\S+), method=POST, clear=true$/.exec(String(hit!.headers.actions));

@@ -10,8 +10,9 @@
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { browsers, DESKTOP, pageErrors, PHONE } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
-import { freePort, testScopes, type DaemonProc } from '../helpers/daemon.js';
+import { token } from '../helpers/web-api.js';
+import { webDaemon } from '../helpers/web-session.js';
+import { testScopes } from '../helpers/daemon.js';
 
 const scope = testScopes();
 const browser = browsers();
@@ -19,19 +20,6 @@ const browser = browsers();
 const ask = (q: string) => ['bash', '-c', `read -p "${q} [y/N] " a; [ "$a" = y ]`];
 /** A job that keeps printing, so the watchdog never takes it for hung. */
 const SLEEPER = ['bash', '-c', 'while :; do echo tick; sleep 1; done'];
-
-async function webDaemon(ctx: TestContext): Promise<DaemonProc> {
-  const s = scope(ctx);
-  const d = await s.daemon(s.stateDir(), ['--http', `127.0.0.1:${await freePort()}`]);
-  if (!d.web) throw new Error('the daemon printed no web address');
-  return d;
-}
-
-async function token(d: DaemonProc, name: string, role: string): Promise<{ token: string; login_url: string }> {
-  const r = await runCli(['web', 'token', name, '--role', role, '--json', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
-  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { token: string; login_url: string };
-}
 
 /** The board's reads (GET /api/v1/jobs) the page makes from now on. */
 function boardReads(page: Page): Request[] {
@@ -65,7 +53,7 @@ const row = (name: string, state?: string) => `li[data-job="${name}"]${state ? `
 
 /** A daemon running one job and a board open on it, signed in as `role`, that has heard the stream's first news. */
 async function boardOpen(ctx: TestContext, role: string, viewport: typeof PHONE | typeof DESKTOP, init: string) {
-  const d = await webDaemon(ctx);
+  const d = await webDaemon(scope, ctx);
   await d.submit('sleeper', SLEEPER);
   await d.waitState('sleeper', 'running', undefined, 20_000);
   const who = await token(d, 'pat', role);
@@ -73,7 +61,7 @@ async function boardOpen(ctx: TestContext, role: string, viewport: typeof PHONE 
   const errors = pageErrors(page);
   await page.context().grantPermissions(['notifications'], { origin: d.web! });
   await page.addInitScript(init);
-  await page.goto(who.login_url);
+  await page.goto(who.login_url!);
   await page.waitForSelector(row('sleeper', 'running'));
   await page.waitForFunction(() => (window as unknown as { __heard?: string[] }).__heard?.length);
   return { d, page, errors };
@@ -81,7 +69,7 @@ async function boardOpen(ctx: TestContext, role: string, viewport: typeof PHONE 
 
 describe('the board over HTTP', () => {
   it('answers the board and a job compressed, with an ETag, and 304 with no body when nothing changed', async (ctx) => {
-    const d = await webDaemon(ctx);
+    const d = await webDaemon(scope, ctx);
     await d.submit('sleeper', SLEEPER);
     await d.waitState('sleeper', 'running', undefined, 20_000);
     const { token: bearer } = await token(d, 'robot', 'viewer');
@@ -147,7 +135,7 @@ describe('the board in Chromium', () => {
   }, 90_000);
 
   it('puts the blocked jobs first, oldest first; filters by words and by "needs me"; signs out', async (ctx) => {
-    const d = await webDaemon(ctx);
+    const d = await webDaemon(scope, ctx);
     await d.submit('older', ask('First question?'));
     await d.waitState('older', 'blocked', 'prompt', 20_000);
     await d.submit('sleeper', SLEEPER);
@@ -157,7 +145,7 @@ describe('the board in Chromium', () => {
     const op = await token(d, 'otto', 'operator');
     const page = await browser.page(PHONE);
     const errors = pageErrors(page);
-    await page.goto(op.login_url);
+    await page.goto(op.login_url!);
     await page.waitForSelector(row('newer', 'blocked'));
     const names = () => page.$$eval('#jobs li[data-job]', (lis) => lis.map((li) => li.getAttribute('data-job')));
     expect(await names()).toEqual(['older', 'newer', 'sleeper']);

@@ -9,12 +9,13 @@
  * the next blocked job, oldest first.
  */
 import type { Page } from 'playwright-core';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PromptView } from '../../src/api/results.js';
 import { riskInWords } from '../../src/notify/page-words.js';
 import { browsers, DESKTOP, pageErrors, PHONE, waitText } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
-import { freePort, testScopes, type DaemonProc } from '../helpers/daemon.js';
+import { token } from '../helpers/web-api.js';
+import { webDaemon } from '../helpers/web-session.js';
+import { testScopes, type DaemonProc } from '../helpers/daemon.js';
 
 const scope = testScopes();
 const browser = browsers();
@@ -25,23 +26,10 @@ const COMMAND = 'rm -rf ./build ./dist ./coverage ./node_modules/.cache && npm r
 const PERMISSION = ['node', FIXTURE, 'permission', COMMAND];
 const YES_NO = ['bash', '-c', 'read -p "Delete the cache? [y/N] " a; echo "got:$a"'];
 
-async function webDaemon(ctx: TestContext): Promise<DaemonProc> {
-  const s = scope(ctx);
-  const d = await s.daemon(s.stateDir(), ['--http', `127.0.0.1:${await freePort()}`]);
-  if (!d.web) throw new Error('the daemon printed no web address');
-  return d;
-}
-
-async function loginUrl(d: DaemonProc, name: string, role: string): Promise<string> {
-  const r = await runCli(['web', 'token', name, '--role', role, '--json', '--state', d.state], { env: { NIGHTSHIFT_STATE: undefined }, ms: 20_000 });
-  if (r.code !== 0) throw new Error(`web token ${name} exited ${r.code}: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { login_url: string }).login_url;
-}
-
 /** A new browser page at `viewport`, signed in as `name` (its login link), on the job's page. */
 async function jobPage(d: DaemonProc, viewport: { width: number; height: number }, name: string, role: string, job: string): Promise<Page> {
   const page = await browser.page(viewport);
-  await page.goto(await loginUrl(d, name, role));
+  await page.goto((await token(d, name, role)).login_url!);
   await waitText(page, '#who', `Signed in as ${name} (${role})`);
   await page.goto(`${d.web}/jobs/${job}`);
   return page;
@@ -92,7 +80,7 @@ const buttonTexts = (page: Page, sel: string) => page.locator(sel).allTextConten
 
 describe('the question card on a phone (390×844)', () => {
   it('shows the command, the risk in words and every choice, the key pad sends bare keys, and leads to the next blocked job', async (ctx) => {
-    const d = await webDaemon(ctx);
+    const d = await webDaemon(scope, ctx);
     await threeBlocked(d);
     const page = await jobPage(d, PHONE, 'alice', 'operator', 'clean-build');
     const errors = pageErrors(page);
@@ -156,7 +144,7 @@ describe('the question card on a phone (390×844)', () => {
 
 describe('the question card on a desktop (1280×800)', () => {
   it('shows the command large and whole; a viewer gets neither answer buttons that work nor a key pad', async (ctx) => {
-    const d = await webDaemon(ctx);
+    const d = await webDaemon(scope, ctx);
     await d.submit('clean-build', PERMISSION);
     await d.waitState('clean-build', 'blocked', 'prompt', 20_000);
 

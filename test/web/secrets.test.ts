@@ -7,8 +7,8 @@
  * Needs a build first.
  */
 import { describe, expect, it } from 'vitest';
-import { freePort, testScopes, waitUntil, type DaemonProc } from '../helpers/daemon.js';
-import { api, bearer, events, post, terminal, token, type Token } from '../helpers/web-api.js';
+import { testScopes, waitUntil, type DaemonProc } from '../helpers/daemon.js';
+import { api, bearer, events, pagedWebDaemon, post, terminal, token, type Token } from '../helpers/web-api.js';
 
 const scope = testScopes();
 const SOON = 20_000;
@@ -60,11 +60,7 @@ async function everyRoute(d: DaemonProc, who: Token): Promise<Array<[string, str
 describe('the web view shows no secret', () => {
   it('list, job, evidence, digest, recording (header and events), terminal frames and the page link: no --env value, no command-line or output secret, for a viewer and an operator', async (ctx) => {
     const s = scope(ctx);
-    const ntfy = await s.server();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const config = ['notify:', `  public_url: ${base}`, '  repage_after: off', '  notifiers:', `    - { kind: ntfy, url: "${ntfy.url('/topic')}" }`, ''].join('\n');
-    const d = await s.daemon(s.stateDir(config), ['--http', `127.0.0.1:${port}`]);
+    const { d, ntfy, base } = await pagedWebDaemon(s);
     const env = ['--env', `DATABASE_URL=${DB_URL}`, '--env', `API_TOKEN=${API_TOKEN}`, '--env', `REGION=${REGION}`];
     await d.submit('deploy', ['bash', '-c', SCRIPT], env);
     await d.waitState('deploy', 'blocked', undefined, SOON);
