@@ -7,6 +7,7 @@
 import { wrapUpAt } from '../agents/wrap-up.js';
 import type { Watchdog } from '../core/watchdog.js';
 import { describeError } from '../util/errors.js';
+import { trackWrite } from '../util/atomic-write.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { RulesCoverage } from '../rules/coverage.js';
 import type { PersonActs } from './person-acts.js';
@@ -245,7 +246,8 @@ export class LiveJob {
     const agent = this.core.agents.agent;
     this.core.emit({ kind: 'finish', t: now, reason, screen: this.core.screenView.text(), agent: agent?.summary() });
     // Finished its task (exit 0, or a turn that ended with nothing held against it): no card.
-    if (agent && !isSuccess(reason)) await agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt);
+    // Started in that same tick too, so a reply that shows done shows its card.
+    if (agent && !isSuccess(reason)) await trackWrite(agent.writeCard(reason.code, reason.detail ?? null, now - this.startedAt));
     this.log.info({ exitCode: e.exitCode, signal: e.signal }, 'job ended');
   }
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../../test/helpers/temp-dirs.js';
-import { AtomicFile, filesWritten } from './atomic-write.js';
+import { AtomicFile, filesWritten, trackWrite } from './atomic-write.js';
 
 const dir = tempDirs('ns-atomic-');
 
@@ -29,5 +29,22 @@ describe('AtomicFile', () => {
     await filesWritten();
     expect(readFileSync(join(d, 'a'), 'utf8')).toBe('A');
     expect(problems.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ENOENT']);
+  });
+});
+
+describe('trackWrite', () => {
+  it('filesWritten waits for a tracked write that gathers its data first, and not for one that failed', async () => {
+    let release!: () => void;
+    const gathered = new Promise<void>((r) => (release = r));
+    let written = false;
+    void trackWrite(gathered.then(() => (written = true)));
+    void trackWrite(Promise.reject(new Error('no disk'))).catch(() => undefined);
+    let waited = false;
+    const wait = filesWritten().then(() => (waited = true));
+    await new Promise((r) => setImmediate(r));
+    expect(waited).toBe(false);
+    release();
+    await wait;
+    expect(written).toBe(true);
   });
 });

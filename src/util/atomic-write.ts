@@ -35,6 +35,17 @@ export async function filesWritten(): Promise<void> {
   while (inFlight.size > 0) await Promise.all([...inFlight]);
 }
 
+/** Counts a write made some other way (several files, or data gathered first) among those `filesWritten()` waits for. */
+export function trackWrite<T>(write: Promise<T>): Promise<T> {
+  const settled = write.then(
+    () => undefined,
+    () => undefined,
+  );
+  inFlight.add(settled);
+  void settled.finally(() => inFlight.delete(settled));
+  return write;
+}
+
 /**
  * A file rewritten atomically from the thread pool, so the caller's thread
  * never waits for the disk: in the scale bench a summary's synchronous
