@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * The CLI's bundle, the build's step after tsc (npm run build, prepack): dist/src/cli/main.js
- * and everything it imports, but verbs.ts and the packages other than commander, become one
- * module in main.js's place (lazy parts in dist/src/cli/bundle/). Node 20 resolves, reads and
- * compiles each ES module on its own, with no compile cache: 30 files and commander cost a
- * read-only verb more than starting Node itself.
+ * and everything it imports, with commander, zod and yaml, become one module in main.js's place
+ * and lazy chunks in dist/src/cli/bundle/ (verbs.ts, each verb, what they share). Node 20
+ * resolves, reads and compiles each ES module on its own, with no compile cache: 30 files and
+ * commander cost a read-only verb more than starting Node itself, and `run` loaded 271 module files
+ * (95 of them zod's) before its job started. Worker threads and the PTY host's process start
+ * from tsc's files, found from the package's folder (src/util/worker-url.ts), not the chunk's.
  *
  * In the bundle, src/api/compiled-checks.ts is replaced by validators compiled from the result
  * schemas of the read-only commands (role `viewer`): zod 4 writes each as JSON Schema, and
@@ -25,8 +27,8 @@ const cli = join(root, 'dist', 'src', 'cli');
 const CHUNKS = 'bundle';
 /** The bundle's first line: its input must be tsc's main.js, never an earlier bundle. */
 const BANNER = '// The CLI bundle: scripts/build-cli.mjs made it from tsc\'s output; tsc -p tsconfig.json replaces it.';
-/** Packages bundled with the CLI: commander, which every verb loads. The rest load from node_modules, only when used. */
-const BUNDLED_PACKAGES = ['commander'];
+/** Packages bundled with the CLI: commander, which every verb loads, and zod and yaml, ES modules of many files each that most verbs load. The rest load from node_modules, only when used. */
+const BUNDLED_PACKAGES = ['commander', 'zod', 'yaml'];
 
 /**
  * ES module source exporting COMPILED_CHECKS: one validator per read-only command, by name.
@@ -120,7 +122,6 @@ async function bundle() {
     logLevel: 'warn',
     external: (id, importer) => {
       if (id.startsWith('node:') || builtins.has(id)) return true;
-      if (id === './verbs.js' && importer === entry) return true;
       return bare(id) && !BUNDLED_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
     },
     plugins: [{ name: 'compiled-checks', load: (id) => (id === checks ? source : null) }],

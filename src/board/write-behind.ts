@@ -79,7 +79,7 @@ export class WriteBehind {
     const db = new Sqlite(image);
     db.pragma('foreign_keys = ON');
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(workerUrl('./board-writer.js', import.meta.url), { workerData: { stateDir, port: port2 }, transferList: [port2] });
+    const worker = new Worker(workerUrl('board/board-writer.js'), { workerData: { stateDir, port: port2 }, transferList: [port2] });
     return new WriteBehind(db, worker, port1, onFailure, closeWaitMs);
   }
 

@@ -1,11 +1,11 @@
 /**
  * What `nightshift` runs first. The read-only verbs and --version run
  * here; every other verb, --help and a name that is none go to the whole
- * verb table (verbs.ts). The build bundles this file, with all it imports
- * but verbs.ts, into one module (scripts/build-cli.mjs): a read-only verb
- * then resolves no other file of ours, commander included, and checks its
- * reply without zod, so `nightshift board` costs little more than starting
- * Node. A verb that goes to verbs.ts runs wholly unbundled: no class of
+ * verb table (verbs.ts). The build bundles this file with all it imports
+ * (scripts/build-cli.mjs): a read-only verb resolves no other file of ours,
+ * commander included, and checks its reply without zod, so `nightshift
+ * board` costs little more than starting Node; verbs.ts and each verb are
+ * chunks of the same bundle, loaded only when asked for, so no class of
  * ours is ever loaded twice in one process.
  */
 import { registerBoard } from './board.js';

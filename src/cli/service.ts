@@ -1,15 +1,15 @@
 /** `nightshift service install|uninstall --systemd|--launchd|--pm2` — run the daemon under a service manager. */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { nextSteps, renderUnit, MANAGERS, type Manager, type ServiceSpec } from '../service/units.js';
 import { homeOf, launchdLogFile, unitFile } from '../service/where.js';
 import { InputError } from '../util/errors.js';
 import { defaultStateDir } from '../util/home.js';
+import { packagePath } from '../util/package.js';
 
 /** This package's own entry point, whichever copy is running (a clone, a global install). */
-const BIN = fileURLToPath(new URL('../../../bin/nightshift.js', import.meta.url));
+const BIN = packagePath('bin', 'nightshift.js');
 
 type ManagerFlags = Partial<Record<Manager, boolean>>;
 

@@ -13,7 +13,7 @@ import type { PtyExit } from './pty-port.js';
 import type { FromPtyWorker, ToPtyWorker } from './pty-thread-protocol.js';
 import { workerUrl } from '../util/worker-url.js';
 
-const newWorker = () => new Worker(workerUrl('./pty-worker.js', import.meta.url));
+const newWorker = () => new Worker(workerUrl('pty/pty-worker.js'));
 let warm: Worker | undefined;
 
 /**

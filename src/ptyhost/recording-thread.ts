@@ -14,6 +14,7 @@
  * catches up (the same pause a slow client gets).
  */
 import { Worker } from 'node:worker_threads';
+import { workerUrl } from '../util/worker-url.js';
 import { RecordingRing } from './recording-ring.js';
 import { CastAppender, type CastHeader } from './recording.js';
 
@@ -72,7 +73,7 @@ export class RecordingThread {
   private readonly ring = new RecordingRing(RING_BYTES);
 
   constructor() {
-    this.worker = new Worker(new URL('./recording-worker.js', import.meta.url));
+    this.worker = new Worker(workerUrl('ptyhost/recording-worker.js'));
     // The jobs keep the host alive; a recording thread with nothing to do never does.
     this.worker.unref();
     this.worker.postMessage({ op: 'ring', memory: this.ring.memory } satisfies ToRecorder);

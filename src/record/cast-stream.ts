@@ -25,7 +25,7 @@ export interface CastSource {
 
 /** Opens `path` on a reader thread; resolves with the header, or rejects with the file's first problem. */
 export async function streamCast(path: string): Promise<CastSource> {
-  const worker = new Worker(workerUrl('./cast-worker.js', import.meta.url), { workerData: { path } });
+  const worker = new Worker(workerUrl('record/cast-worker.js'), { workerData: { path } });
   const inbox = new Inbox(worker);
   let first: Batch;
   try {

@@ -30,7 +30,7 @@ const waiting = new Map<number, { resolve: (out: string) => void; reject: (e: Er
 
 function thread(): Worker {
   if (worker) return worker;
-  const w = new Worker(workerUrl('./exec-worker.js', import.meta.url));
+  const w = new Worker(workerUrl('util/exec-worker.js'));
   w.on('message', (m: ExecReply) => {
     const p = waiting.get(m.id);
     if (!p) return;
