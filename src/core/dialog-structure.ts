@@ -31,18 +31,41 @@ const PICKER_PROMPT = /^\s*[>❯]\s/u;
 /** A row's style by its index in the rows looked at (see ScreenSnapshot.styleOf). */
 type StyleAt = (row: number) => string | null;
 
+/** The rows a dialog may span, without frames, and those of them with text: each detector reads both. */
+interface Region {
+  readonly rows: readonly string[];
+  readonly nonBlank: readonly string[];
+  /** Index in `rows` of each of `nonBlank`. */
+  readonly kept: readonly number[];
+}
+
 export function detectDialog(snap: ScreenSnapshot): DialogMatch | undefined {
   const last = lastNonBlankRow(snap.rows);
   if (last < 0) return undefined;
   const from = Math.max(0, last - REGION_ROWS + 1);
-  const rows = snap.rows.slice(from, last + 1).map((r) => r.replace(BOX, ' ').trimEnd());
+  // Every look at a screen comes here: plain loops, no array per row.
+  const rows: string[] = [];
+  const nonBlank: string[] = [];
+  const kept: number[] = [];
+  for (let y = from; y <= last; y++) {
+    const r = unframed(snap.rows[y]!);
+    if (!isBlank(r)) {
+      nonBlank.push(r);
+      kept.push(rows.length);
+    }
+    rows.push(r);
+  }
+  const region = { rows, nonBlank, kept };
   const styleOf = snap.styleOf;
   const styleAt = styleOf ? (i: number) => styleOf(from + i) : undefined;
-  return pager(rows) ?? buttons(rows) ?? picker(rows) ?? menu(rows, styleAt);
+  return pager(rows) ?? buttons(region) ?? picker(region) ?? menu(region, styleAt);
 }
 
-const content = (rows: readonly string[]) => rows.filter((r) => r.trim() !== '');
-const dialogText = (rows: readonly string[]) => content(rows).map((r) => r.trim()).join('\n');
+const unframed = (r: string) => (BOX_CHAR.test(r) ? r.replace(BOX, ' ').trimEnd() : r.trimEnd());
+const BOX_CHAR = new RegExp(BOX.source);
+const isBlank = (r: string) => !/\S/.test(r);
+const content = (rows: readonly string[]) => rows.filter((r) => !isBlank(r));
+const dialogText = (nonBlank: readonly string[]) => nonBlank.map((r) => r.trim()).join('\n');
 
 /** `less` and friends waiting for a key: the last row is `(END)` (after the file's name, as less shows it), a lone `:`, or `--More--`. */
 const PAGER_PROMPT = /^(?:(?:\S.*\s)?\(END\)|:|--More--(?:\(\d+%\))?)$/;
@@ -50,30 +73,28 @@ const PAGER_PROMPT = /^(?:(?:\S.*\s)?\(END\)|:|--More--(?:\(\d+%\))?)$/;
 function pager(rows: readonly string[]): DialogMatch | undefined {
   const tail = rows.at(-1)!.trim();
   if (!PAGER_PROMPT.test(tail)) return undefined;
-  return { kind: 'pager', text: dialogText(rows.slice(-6)) };
+  return { kind: 'pager', text: dialogText(content(rows.slice(-6))) };
 }
 
 /** A button row near the bottom of the content (whiptail, dialog, newt): two buttons, or one `< OK >` alone. */
-function buttons(rows: readonly string[]): DialogMatch | undefined {
-  const nonBlank = content(rows);
+function buttons({ nonBlank }: Region): DialogMatch | undefined {
   for (let i = nonBlank.length - 1; i >= Math.max(0, nonBlank.length - 3); i--) {
     const row = nonBlank[i]!;
     const found = row.match(BUTTON) ?? [];
     // A row of buttons and nothing else: prose that mentions <Yes> and <No> is not one.
     const onlyButtons = row.replace(BUTTON, '').trim() === '';
-    if (onlyButtons && (found.length >= 2 || (found.length === 1 && /O[Kk]/.test(found[0]!)))) return { kind: 'buttons', text: dialogText(rows) };
+    if (onlyButtons && (found.length >= 2 || (found.length === 1 && /O[Kk]/.test(found[0]!)))) return { kind: 'buttons', text: dialogText(nonBlank) };
   }
   return undefined;
 }
 
 /** fzf-like pickers: a prompt line and a match count next to each other, at the top or the bottom of the content. */
-function picker(rows: readonly string[]): DialogMatch | undefined {
-  const nonBlank = content(rows);
+function picker({ nonBlank }: Region): DialogMatch | undefined {
   const ends = [0, 1, nonBlank.length - 2, nonBlank.length - 1].filter((i) => i >= 0 && i < nonBlank.length);
   const count = ends.find((i) => MATCH_COUNT.test(nonBlank[i]!));
   if (count === undefined) return undefined;
   const prompt = [count - 1, count + 1].some((i) => i >= 0 && i < nonBlank.length && PICKER_PROMPT.test(nonBlank[i]!));
-  return prompt ? { kind: 'picker', text: dialogText(rows) } : undefined;
+  return prompt ? { kind: 'picker', text: dialogText(nonBlank) } : undefined;
 }
 
 /**
@@ -82,9 +103,7 @@ function picker(rows: readonly string[]): DialogMatch | undefined {
  * hint — a key-hint footer, or a question right above the group. A list in
  * an agent's prose has no mark, or has the agent's input box under it.
  */
-function menu(rows: readonly string[], styleAt: StyleAt | undefined): DialogMatch | undefined {
-  const kept = rows.flatMap((r, i) => (r.trim() === '' ? [] : [i]));
-  const nonBlank = kept.map((i) => rows[i]!);
+function menu({ nonBlank, kept }: Region, styleAt: StyleAt | undefined): DialogMatch | undefined {
   const rowStyles = styleAt ? (i: number) => styleAt(kept[i]!) : undefined;
   const footerAt = hintFooter(nonBlank);
   const footer = footerAt !== undefined;

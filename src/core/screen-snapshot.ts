@@ -66,7 +66,9 @@ export function styleKey(inverse: boolean, bgMode: number, bg: number, fgMode: n
 
 /** The highlight part of a style key (reverse video and background), without the text colour. */
 export function highlightOf(style: string | null): string {
-  return (style ?? '').split('/').slice(0, 2).join('/');
+  if (!style) return '';
+  const second = style.indexOf('/', style.indexOf('/') + 1);
+  return second < 0 ? style : style.slice(0, second);
 }
 
 /** The bottom of the screen's content (up to n rows), for a page when no rule cut the prompt out. */

@@ -16,13 +16,35 @@ const isFrame = (code: number) => code >= 0x2500 && code <= 0x259f;
  */
 export function rowStyle(line: IBufferLine, cols: number, cell: IBufferCell): string | null {
   const counts = new Map<string, number>();
+  // Cells come in runs of one style: a key is built per run, not per cell.
+  let run = 0;
+  let inv = 0;
+  let bgMode = 0;
+  let bg = 0;
+  let fgMode = 0;
+  let fg = 0;
+  const flush = () => {
+    if (run === 0) return;
+    const key = styleKey(inv !== 0, bgMode, bg, fgMode, fg);
+    counts.set(key, (counts.get(key) ?? 0) + run);
+  };
   for (let x = 0; x < cols; x++) {
     line.getCell(x, cell);
     const code = cell.getCode();
     if (code === 0 || code === 0x20 || isFrame(code)) continue;
-    const key = styleKey(cell.isInverse() !== 0, cell.getBgColorMode(), cell.getBgColor(), cell.getFgColorMode(), cell.getFgColor());
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const i = cell.isInverse();
+    const bm = cell.getBgColorMode();
+    const b = cell.getBgColor();
+    const fm = cell.getFgColorMode();
+    const f = cell.getFgColor();
+    if (run > 0 && i === inv && bm === bgMode && b === bg && fm === fgMode && f === fg) {
+      run++;
+      continue;
+    }
+    flush();
+    [run, inv, bgMode, bg, fgMode, fg] = [1, i, bm, b, fm, f];
   }
+  flush();
   let best: string | null = null;
   let most = 0;
   for (const [key, n] of counts) if (n > most) [best, most] = [key, n];
