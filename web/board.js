@@ -25,7 +25,8 @@ function row(job) {
       statePill(job),
       blocked && job.question ? el('span', { class: 'job-question' }, job.question) : null,
       blocked && job.blocked_since ? el('span', { class: 'job-waited', 'data-since': job.blocked_since }, waited(job.blocked_since)) : null,
-      el('span', { class: 'job-reason' }, reasonText(job.reason)),
+      // In words; the code is kept for a fleet row from a host of an older build, which has no words.
+      el('span', { class: 'job-reason', title: reasonText(job.reason) }, job.said ?? reasonText(job.reason)),
       // On a fleet board every job names its host.
       job.host ? el('span', { class: 'job-host' }, `on ${job.host}`) : null,
       warn ? el('span', { class: 'job-reason' }, `⚠ ${warn}`) : null,

@@ -45,7 +45,8 @@ async function main() {
     const shown = await getFresh(jobPath(name));
     const { job } = shown;
     $('#state').replaceChildren(statePill(job));
-    $('#reason').textContent = `Reason: ${reasonText(job.reason)}`;
+    $('#reason').textContent = shown.said ?? `Reason: ${reasonText(job.reason)}`;
+    $('#reason').title = reasonText(job.reason);
     updateActs(job);
     if (stored) stored.update(shown);
     else if (job.state === 'done') live.lastScreen(shown.screen);

@@ -129,7 +129,8 @@ const rulesCoverageSchema = z.object({
 const evidenceSchema = z.record(z.string(), z.unknown());
 
 /** A board row: the record, a live job's warnings, and for a blocked job when it blocked (ISO) and what it asks, in words. */
-export const boardRowSchema = jobRecordSchema.extend({ warnings: z.array(warningSchema).optional(), blocked_since: iso.optional(), question: z.string().optional() });
+/** `said`: the reason in words (core/reason-words.ts), for pages; `reason` keeps the codes. */
+export const boardRowSchema = jobRecordSchema.extend({ said: z.string().optional(), warnings: z.array(warningSchema).optional(), blocked_since: iso.optional(), question: z.string().optional() });
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
 export const promptViewSchema = z.object({
@@ -167,6 +168,7 @@ export const shownSchema = z.object({
   evidence: z.array(evidenceSchema),
   pages: z.array(outboxRowSchema),
   prompt: promptViewSchema.nullable(),
+  said: z.string().optional(),
 });
 
 /** What a person deciding needs of the prompt a job is blocked on. */

@@ -6,6 +6,7 @@
 import { COMMAND_LIST } from '../api/commands.js';
 import type { StopMode } from '../api/results.js';
 import { keySequence } from '../core/keys.js';
+import { reasonInWords } from '../core/reason-words.js';
 import { byLabel, type AnswerInput } from '../supervisor/person-acts.js';
 import { ConflictError, InputError } from '../util/errors.js';
 import { bind, liveJob, type DaemonCommand, type Handlers } from './command.js';
@@ -28,7 +29,10 @@ const HANDLERS: Handlers = {
   },
   board: (h) => boardOf(h),
   digest: (h, a) => digestOf(h, a.since_ms, Date.now()),
-  show: async (h, _a, { rec }) => maskShown(await show(h, rec)),
+  show: async (h, _a, { rec }) => {
+    const shown = maskShown(await show(h, rec));
+    return { ...shown, said: reasonInWords(shown.job.reason) };
+  },
   evidence: (_h, a, { rec }) => evidence(rec, a.limit),
   answer: async (h, a, { rec }) => {
     if (rec.state !== 'blocked') throw new ConflictError(`job ${rec.name} is not blocked (it is ${rec.state}: ${rec.reason.code}); nothing to answer`);

@@ -103,6 +103,7 @@ describe('the board in Chromium', () => {
     await page.waitForSelector(`${row('cache', 'blocked')} .job-question`);
     expect(await page.textContent(`${row('cache')} .job-question`)).toContain('Delete the cache?');
     expect(await page.textContent(`${row('cache')} .job-waited`)).toMatch(/^blocked for /);
+    expect(await page.textContent(`${row('cache')} .job-reason`)).toBe('waiting at a question');
     // Each read of the board followed a pushed change: nothing was fetched on a timer.
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.length).toBeLessThanOrEqual((await heard(page)) - before);

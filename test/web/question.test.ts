@@ -87,6 +87,9 @@ describe('the question card on a phone (390×844)', () => {
 
     await expectSubjectReadable(page, PHONE.width);
     await waitText(page, '#q-ask', 'Do you want to proceed?');
+    // The reason in words; the codes stay in its title and the API.
+    expect(await page.textContent('#reason')).toBe('waiting at a question');
+    expect(await page.getAttribute('#reason', 'title')).toMatch(/^prompt \S+/);
     const { prompt } = (await d.show('clean-build')) as unknown as { prompt: PromptView };
     const words = riskInWords(prompt.class, prompt.risk);
     expect(words).toBeTruthy();
@@ -136,6 +139,7 @@ describe('the question card on a phone (390×844)', () => {
     await d.waitState('menu', 'done', undefined, 15_000);
     await waitText(page, '#next', 'Nothing else needs you.');
     expect(await page.getAttribute('#back-to-board', 'href')).toBe('/');
+    await waitText(page, '#reason', 'finished (exit code 0)');
     const shown = await d.show('menu');
     expect(shown.screen).toContain('read:["2","\\u001b[A","\\u001b","ab","\\u0003"]');
     expect(errors).toEqual([]);

@@ -7,6 +7,7 @@ import { InputError } from '../../util/errors.js';
 import type { CommandHost } from '../../api/host.js';
 import { promptView } from './prompt-view.js';
 import { choiceLabel } from '../../core/choice-labels.js';
+import { reasonInWords } from '../../core/reason-words.js';
 import { maskJob } from '../../notify/job-secrets.js';
 import { redactDeep, redactorFor } from '../../notify/secrets.js';
 import type { JobWarning } from '../../supervisor/tree-agent.js';
@@ -38,11 +39,12 @@ function withCeiling(spec: Record<string, unknown>, ms: number | null): Record<s
 }
 
 /** A board row: the record (a queued one says why it waits), and a live job's warnings (no transcript) when it has some. */
-export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { warnings?: JobWarning[] } {
+export function boardRow(d: CommandHost, rec: JobRecord): JobRecord & { said: string; warnings?: JobWarning[] } {
   const r = redactorFor(rec.env);
   const warnings = d.live(rec.id)?.view.warnings ?? [];
   const shown = rec.state === 'queued' ? { ...rec, reason: { ...rec.reason, detail: waitingFor(d, rec) } } : rec;
-  return { ...maskJob(shown, r), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
+  const masked = maskJob(shown, r);
+  return { ...masked, said: reasonInWords(masked.reason), ...(warnings.length ? { warnings: redactDeep(warnings, r) } : {}) };
 }
 
 function waitingFor(d: CommandHost, rec: JobRecord): string {
