@@ -16,7 +16,7 @@ export interface ReasonFacts {
 
 export const REASON_WORDS: Readonly<Record<string, string>> = {
   submitted: 'waiting for its turn',
-  started: 'started: running',
+  started: 'running since it started',
   screen: 'working: its screen moves',
   output: 'working: it prints',
   tool: 'working: a tool call ended',

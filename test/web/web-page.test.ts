@@ -62,7 +62,9 @@ describe('the web page on a phone (390×844)', () => {
     expect(new URL(page.url()).search, 'the code leaves the address bar').toBe('');
     await waitText(page, '#who', 'Signed in as alice (operator)');
     await page.waitForSelector(`li[data-job="${JOB}"][data-state="blocked"]`);
-    await waitText(page, `li[data-job="${JOB}"]`, 'generic-yes-no');
+    // The row says the reason in words; its code, with the rule that matched, is the tooltip.
+    await waitText(page, `li[data-job="${JOB}"] .job-reason`, 'waiting at a question');
+    expect(await page.getAttribute(`li[data-job="${JOB}"] .job-reason`, 'title')).toContain('generic-yes-no');
 
     await page.click(`li[data-job="${JOB}"] a`);
     expect(new URL(page.url()).pathname).toBe(`/jobs/${JOB}`);
