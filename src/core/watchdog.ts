@@ -8,15 +8,17 @@ import type { Clock } from './clock.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
 import { withoutReplyEchoes } from './reply-echo.js';
 import type { Reason, TaskState, Transition } from './task-state.js';
-import { NO_RESPONDER, promptAction } from './actions.js';
+import { NO_RESPONDER } from './actions.js';
 import { Progress } from './progress.js';
 import { agentStateDetail, type AgentState } from './agent-state.js';
 import { AgentWait } from './agent-wait.js';
 import { AnswerCheck } from './answer-check.js';
-import { ScreenAsks, type Candidate } from './screen-asks.js';
+import { ScreenAsks } from './screen-asks.js';
 import { Verdicts, type ResumePoint } from './verdicts.js';
-import { guardedClass, NEVER_ANSWERED, programKind, waitKind, waitMs, waitVerdict, type TtyMode } from './input-wait.js';
-import { DEFAULT_WATCHDOG, PARKED_MS, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type ResponderDecision, type WatchdogRules } from './watchdog-types.js';
+import { programKind } from './input-wait.js';
+import { DEFAULT_WATCHDOG, type Action, type Signal, type WatchdogConfig, type WatchdogListener, type WatchdogOptions, type WatchdogRules } from './watchdog-types.js';
+import { Deadlines, type Seen } from './watchdog-deadlines.js';
+import { Blocks } from './watchdog-blocks.js';
 
 export type { ResumePoint } from './verdicts.js';
 
@@ -25,13 +27,11 @@ export class Watchdog {
   private readonly progress = new Progress();
   private readonly asks = new ScreenAsks();
   private readonly answers: AnswerCheck;
-  private screen: ScreenSnapshot | undefined;
+  private readonly seen: Seen = { screen: undefined, foreground: null, foregroundFile: undefined, ttyMode: undefined };
   /** What the agent said about itself (agent-wait.ts). */
   private readonly agent = new AgentWait();
-  private foreground: string | null = null;
-  /** The file an editor or pager in the foreground has open. */
-  private foregroundFile: string | undefined;
-  private ttyMode: TtyMode | undefined;
+  private readonly due: Deadlines;
+  private readonly blocks: Blocks;
 
   constructor(
     private rules: WatchdogRules,
@@ -41,6 +41,9 @@ export class Watchdog {
   ) {
     this.v = new Verdicts(clock.now());
     this.answers = new AnswerCheck(options.responder ?? NO_RESPONDER, options.env ?? {}, config.verifyMs);
+    const parts = { v: this.v, progress: this.progress, asks: this.asks, answers: this.answers, agent: this.agent, config, seen: this.seen };
+    this.due = new Deadlines(parts, clock);
+    this.blocks = new Blocks(parts, this.due);
   }
 
   listen(l: WatchdogListener): void {
@@ -121,23 +124,23 @@ export class Watchdog {
         this.onProc(signal.busy, now);
         break;
       case 'foreground':
-        this.foreground = signal.program;
-        this.foregroundFile = undefined;
+        this.seen.foreground = signal.program;
+        this.seen.foregroundFile = undefined;
         break;
       case 'foreground-file':
-        this.foregroundFile = signal.file;
+        this.seen.foregroundFile = signal.file;
         break;
       case 'tty-read':
         this.asks.readingTty = signal.reading;
         break;
       case 'tty-mode':
-        this.ttyMode = { canonical: signal.canonical, echo: signal.echo };
+        this.seen.ttyMode = { canonical: signal.canonical, echo: signal.echo };
         break;
       case 'agent':
         this.onAgent(signal.signal, now);
         break;
       case 'probe':
-        this.v.probe(signal.probe, signal.text, now, this.screen?.rows ?? []);
+        this.v.probe(signal.probe, signal.text, now, this.seen.screen?.rows ?? []);
         break;
       case 'person':
         // A cancel ends the job; it does not let it go on.
@@ -157,32 +160,14 @@ export class Watchdog {
 
   /** The next time (ms) at which tick() could change something; undefined if none. */
   nextDeadline(): number | undefined {
-    if (this.v.state === 'done' || this.v.state === 'queued') return undefined;
-    const now = this.clock.now();
-    const { candidate, dialog } = this.asks;
-    const due: number[] = [];
-    if (candidate && !this.v.blockedOn(candidate.key)) due.push(candidate.since + this.settleFor(candidate));
-    if (dialog && !this.v.blockedOn(dialog.key)) due.push(dialog.since + this.config.settleMs);
-    if (this.asks.parked && this.v.state === 'running') due.push(this.parkedDue(this.asks.parked));
-    if (this.answers.due !== undefined) due.push(this.answers.due);
-    const waitDue = this.waitDue();
-    if (waitDue !== undefined) due.push(waitDue);
-    const agentDue = this.v.state === 'running' && !candidate ? this.agent.deadline(this.progress.stillness(this.config.settleMs)) : undefined;
-    if (agentDue !== undefined) due.push(agentDue);
-    if (this.v.state === 'running') {
-      const quietDue = this.progress.lastNewScreen + this.config.screenQuietMs;
-      due.push(quietDue);
-      if (!this.progress.somethingMoves()) due.push(Math.max(quietDue, this.hangDeadline()));
-    }
-    const future = due.filter((d) => d > now);
-    return future.length ? Math.min(...future) : undefined;
+    return this.due.next();
   }
 
   private onScreen(seen: ScreenSnapshot, now: number): void {
     // A terminal's reply echoed after a question must not hide it from the rules.
     const snap = withoutReplyEchoes(seen);
-    const changed = snap.fingerprint !== this.screen?.fingerprint;
-    this.screen = snap;
+    const changed = snap.fingerprint !== this.seen.screen?.fingerprint;
+    this.seen.screen = snap;
     const resuming = this.v.episode?.resuming === true;
     // The screen rebuilt after a restart is what was there, not something new.
     const fresh = changed && this.progress.screenChanged(snap.fingerprint, now) && !resuming;
@@ -230,11 +215,6 @@ export class Watchdog {
     if (this.v.blockedFor('parked') && !this.v.blockedOn(this.asks.parked?.key ?? '')) this.v.unblock({ code: 'screen' }, now);
   }
 
-  /** When a watch mode counts as parked: its footer and the whole screen still for PARKED_MS. */
-  private parkedDue(p: Candidate): number {
-    return Math.max(p.since, this.progress.lastNewScreen) + PARKED_MS;
-  }
-
   private onProc(busy: boolean, now: number): void {
     this.progress.proc(busy, now);
     if (busy && this.v.blockedFor('hung')) this.wake('proc', now);
@@ -270,113 +250,37 @@ export class Watchdog {
   private evaluate(now: number): void {
     // A resumed block waits for its first screen: without one, every prompt looks gone.
     if (this.v.episode?.resuming) return;
-    this.checkAnswerTookEffect(now);
+    this.blocks.checkAnswerTookEffect(now);
     const c = this.asks.candidate;
-    if (c && now - c.since >= this.settleFor(c)) {
-      if (!this.v.blockedOn(c.key)) this.blockOnPrompt(c, now);
+    if (c && now - c.since >= this.due.settleFor(c)) {
+      if (!this.v.blockedOn(c.key)) this.blocks.blockOnPrompt(c, now);
       return;
     }
     if (this.v.blockedFor('prompt')) this.promptCleared(now);
     const running = this.v.state === 'running';
     if (running && !c && this.agent.due(now, this.progress.stillness(this.config.settleMs))) {
       const detail = agentStateDetail(this.agent.signal!);
-      this.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);
+      this.blocks.block({ code: 'agent-waiting', class: 'unknown', detail }, bottomText(this.seen.screen?.rows ?? []), this.agent.since!, now, `agent:${detail}`);
       return;
     }
     const d = this.asks.dialog;
     // A dialog waits for a key; a program that still works (CPU, disk, a finished tool call) is drawing, not asking.
     if (d && running && now - d.since >= this.config.settleMs && !this.progress.procBusy && !this.progress.toolFinishedSince(d.since)) {
-      this.block({ code: 'unknown-dialog', class: programKind(this.foreground) ?? 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
+      this.blocks.block({ code: 'unknown-dialog', class: programKind(this.seen.foreground) ?? 'unknown', detail: d.match.kind }, d.match.text, d.since, now, d.key);
       return;
     }
-    const wait = this.waitDue();
+    const wait = this.due.waitDue();
     if (wait !== undefined && now >= wait) {
-      this.blockOnWait(now);
+      this.blocks.blockOnWait(now);
       return;
     }
     const p = this.asks.parked;
     // Parked, not drawing: nothing new on screen, an idle tree, no tool call since the footer came.
-    if (p && running && now >= this.parkedDue(p) && !this.progress.procBusy && !this.progress.toolFinishedSince(p.since)) {
+    if (p && running && now >= this.due.parkedDue(p) && !this.progress.procBusy && !this.progress.toolFinishedSince(p.since)) {
       const reason: Reason = { code: 'parked', rule: p.match.rule.id, detail: p.match.rule.programs[0] ?? p.match.rule.id };
-      this.block(reason, p.match.text, p.since, now, p.key);
+      this.blocks.block(reason, p.match.text, p.since, now, p.key);
       return;
     }
-    if (running && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.inspectQuiet(now);
-  }
-
-  /**
-   * When the foreground program's wait for a person is sure: it reads the
-   * terminal (or is an editor or pager), nothing in the tree works, and
-   * the screen showed nothing new for the wait's time. A rule's prompt or a
-   * dialog's structure, when there is one, decides instead.
-   */
-  private waitDue(): number | undefined {
-    if (this.v.state !== 'running' || this.asks.candidate || this.asks.dialog) return undefined;
-    const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode);
-    // An editor's own writes (vim's swap file, 4 s after the last key) are not work someone waits for.
-    if (!kind || (this.progress.procBusy && kind !== 'editor' && kind !== 'pager')) return undefined;
-    return this.progress.lastNewScreen + waitMs(kind);
-  }
-
-  private blockOnWait(now: number): void {
-    const kind = waitKind(this.foreground, this.asks.readingTty, this.ttyMode)!;
-    const w = waitVerdict(kind, this.foreground, this.foregroundFile, bottomText(this.screen?.rows ?? []) ?? '', this.ttyMode);
-    this.block({ code: 'unknown-prompt', class: w.class, detail: w.detail }, w.prompt, this.progress.lastNewScreen, now, `wait:${kind}`);
-  }
-
-  /** The screen has been quiet for screenQuietMs: decide between question, busy, and hung. */
-  private inspectQuiet(now: number): void {
-    const question = this.asks.question(this.screen, this.rules.questions);
-    const { tools, lastNewScreen, procBusy } = this.progress;
-    const toolDuringQuiet = tools.inFlight > 0 || (tools.lastEventAt ?? -Infinity) >= lastNewScreen;
-    // A program waiting for an answer reads the terminal; it does not burn CPU.
-    if (question && !toolDuringQuiet && !procBusy) {
-      // A password's or a host key's question says what it asks, whichever check found it.
-      const cls = guardedClass(question.text, this.asks.readingTty, this.ttyMode) ?? 'unknown';
-      this.block({ code: 'unknown-prompt', class: cls, detail: `question:${question.rule.id}` }, question.text, lastNewScreen, now);
-    } else if (tools.inFlight > 0) {
-      this.v.restate({ code: 'quiet-tool-in-flight', detail: tools.inFlightNames().join(',') }, now);
-    } else if (procBusy) {
-      this.v.restate({ code: 'quiet-child-busy' }, now);
-    } else if (now >= this.hangDeadline() && !this.asks.parked) {
-      // A watch mode's footer says more than a hang does: the parked verdict comes at its own time.
-      this.block({ code: 'hung', ...(this.progress.cycling() ? { detail: 'cycling-screen' } : {}) }, undefined, this.progress.lastProgress(), now);
-    }
-  }
-
-  private settleFor(c: Candidate): number {
-    return this.asks.settleFor(c, this.config.settleMs);
-  }
-
-  private hangDeadline(): number {
-    return this.progress.lastProgress() + this.config.toolGapMs;
-  }
-
-  /** An automatic answer whose prompt is still there after verifyMs goes to a person; it is never sent twice. */
-  private checkAnswerTookEffect(now: number): void {
-    const c = this.asks.candidate;
-    if (!this.answers.failed(c?.key, now) || !c) return;
-    const why = `the prompt was still on screen ${this.config.verifyMs / 1_000}s after the answer`;
-    this.v.act(promptAction(this.screen, 'escalate', c.match, c.since, now, { layer: 'act', why, class: this.v.reason.class ?? c.match.rule.class }));
-  }
-
-  private blockOnPrompt(c: Candidate, now: number): void {
-    const decision = this.guarded(c, now);
-    this.v.blockOn({ code: 'prompt', key: c.key, since: c.since, at: now }, { code: 'prompt', rule: c.match.rule.id, class: decision.class }, now);
-    this.v.act(promptAction(this.screen, decision.kind, c.match, c.since, now, decision));
-  }
-
-  /**
-   * The responder's decision, unless the prompt asks for a secret or for
-   * trust in a host key: those go to a person whatever the rule's class.
-   */
-  private guarded(c: Candidate, now: number): ResponderDecision {
-    const cls = guardedClass(c.match.text, this.asks.readingTty, this.ttyMode) ?? (NEVER_ANSWERED.has(c.match.rule.class) ? c.match.rule.class : undefined);
-    if (!cls) return this.answers.decide(c, this.screen!, this.foreground, now);
-    return { kind: 'escalate', class: cls, layer: 'classify', why: `a ${cls} prompt is never answered automatically`, keys: [], command: null, packages: [] };
-  }
-
-  private block(reason: Reason, prompt: string | undefined, since: number, now: number, key = reason.code): void {
-    this.v.block(reason, prompt, since, now, this.screen?.rows ?? [], key);
+    if (running && now - this.progress.lastNewScreen >= this.config.screenQuietMs) this.blocks.inspectQuiet(this.rules.questions, now);
   }
 }

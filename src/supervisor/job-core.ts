@@ -13,7 +13,7 @@ import type { DisposableStore } from '../util/lifecycle.js';
 import { describeError } from '../util/errors.js';
 import { Emitter } from '../util/event.js';
 import { RecordedInput } from './job-input.js';
-import { PersonActs } from './person-acts.js';
+import type { PersonActs } from './person-acts.js';
 import type { PtyPort } from '../pty/pty-port.js';
 import type { JobRecording } from '../record/job-recording.js';
 import type { OpenedTerminal } from './job-terminal.js';
@@ -21,8 +21,7 @@ import { LIVE_PIECE, Screen } from '../screen/screen.js';
 import { readTtyMode } from '../pty/tty-mode.js';
 import { QueryReplies } from './query-replies.js';
 import { DeadlineTimer } from './deadline-timer.js';
-import { UnansweredDecline } from './unanswered-decline.js';
-import { CeilingWatch } from './ceiling-watch.js';
+import type { UnansweredDecline } from './unanswered-decline.js';
 import type { EvidenceLog } from './evidence.js';
 import type { Logger } from './logger.js';
 import type { ProcSampler } from './proc-sampler.js';
@@ -35,6 +34,7 @@ import type { JobEvent } from './job-events.js';
 import * as sink from './job-sinks.js';
 import { attachAgentSignals, attachEventFile, procSampler, PromptSampler, toolEvent, type SourceHost } from './job-sources.js';
 import { AgentSide, type AgentActs } from './agent-side.js';
+import { PersonSide } from './person-side.js';
 
 /** What the core needs from its LiveJob (kept narrow so the two files stay apart). */
 export interface CoreHost {
@@ -74,9 +74,9 @@ export class JobCore {
   readonly agents: AgentSide;
   private readonly responder: Responder;
   private readonly sources: SourceHost;
+  private readonly persons: PersonSide;
   readonly person: PersonActs;
   readonly unanswered: UnansweredDecline;
-  private readonly ceiling: CeilingWatch;
   private readonly diskProblems = new Set<string>();
   /** Sink and event kind of each failure already reported: a sink that throws on every byte is said once. */
   private readonly sinkFailures = new Set<string>();
@@ -123,15 +123,19 @@ export class JobCore {
     this.screenView = this.feed.view();
     store.add(() => this.feed.dispose());
     this.sources = { log: this.log, store, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal) };
-    this.person = this.personActs();
-    this.unanswered = this.unansweredDecline();
-    this.ceiling = this.ceilingWatch();
+    this.persons = new PersonSide({
+      opts, clock: this.clock, watchdog: this.watchdog, typed: this.typed, evidence: this.evidence, log: this.log,
+      agent: () => this.agents.agent, marker: (label) => this.marker(label), observe: (signal) => this.observe(signal), emit: (e) => this.emit(e),
+      terminalReply: (reply) => this.replies.reply(reply), stop: (cause) => host.stop(cause), screen: () => this.screenView.snapshot().rows,
+    });
+    this.person = this.persons.acts;
+    this.unanswered = this.persons.unanswered;
     const sinks = this.jobSinks(summary);
     this.events.event((e) => sinks.emit(e));
     // Released before the recording and the log close, after the inputs below stop: the job's last words.
     store.add(() => host.finalRecords());
     // A quiet job's tree is read seldom (ProcSampler): a deadline's decision gets a fresh reading.
-    this.timer = new DeadlineTimer([this.watchdog, this.unanswered, this.ceiling], this.clock, () => this.procs.fresh());
+    this.timer = new DeadlineTimer([this.watchdog, this.unanswered, this.persons.ceiling], this.clock, () => this.procs.fresh());
     store.add(() => this.timer.stop());
     this.agents = new AgentSide({ spec, opts, clock: this.clock, pid: pty.pid, startedAt: start, store, log: this.log, acts: this.agentActs(), emit: (e) => this.emit(e) });
     this.procs = procSampler(pty.pid, this.clock, this.sources, (tree) => this.agents.processTree(tree));
@@ -148,50 +152,6 @@ export class JobCore {
     });
   }
 
-  private personActs(): PersonActs {
-    return new PersonActs({
-      id: this.opts.paths.id,
-      watchdog: this.watchdog,
-      typed: this.typed,
-      evidence: this.evidence,
-      log: this.log,
-      agent: () => this.agents.agent,
-      rules: () => this.opts.bundle.current.rules.prompts,
-      now: () => this.clock.now(),
-      marker: (label) => this.marker(label),
-      observe: (signal) => this.observe(signal),
-      present: () => this.personPresent(),
-      terminalReply: (reply) => this.replies.reply(reply),
-      stop: (cause) => this.host.stop(cause),
-    });
-  }
-
-  private unansweredDecline(): UnansweredDecline {
-    return new UnansweredDecline(this.clock, {
-      watchdog: this.watchdog,
-      log: this.log,
-      setting: () => (this.opts.onUnanswered !== undefined ? this.opts.onUnanswered : this.opts.bundle.current.policy.onUnanswered ?? null),
-      rules: () => this.opts.bundle.current.rules.prompts,
-      decline: (by) => this.person.answer({ choice: 'decline' }, by),
-    });
-  }
-
-  private ceilingWatch(): CeilingWatch {
-    return new CeilingWatch(this.clock, {
-      afterMs: () => this.opts.maxBlockedMs ?? null,
-      warn: (warning) => this.emit({ kind: 'warning', warning }),
-      action: (action) => this.emit({ kind: 'action', action }),
-      stop: (cause) => void this.host.stop(cause),
-      screen: () => this.screenView.snapshot().rows,
-    });
-  }
-
-  /** A person acted on the job: the waits for one start again. */
-  private personPresent(): void {
-    this.unanswered.watch.person();
-    this.ceiling.ceiling.person();
-  }
-
   private jobSinks(summary: JobSummary): sink.JobSinks {
     return new sink.JobSinks([
       this.prompt,
@@ -201,8 +161,7 @@ export class JobCore {
       sink.evidenceSink(this.evidence),
       sink.answerKeysSink(this.evidence, this.typed, this.log),
       sink.summarySink(summary),
-      sink.unansweredSink(this.unanswered.watch),
-      sink.unansweredSink(this.ceiling.ceiling, 'ceiling'),
+      ...this.persons.sinks(),
       ...(this.opts.sinks ?? []),
       sink.callbackSink(this.opts),
       this.watchers,
@@ -282,8 +241,7 @@ export class JobCore {
     const paged = point.action;
     if (paged) {
       this.prompt.event({ kind: 'action', action: paged });
-      this.unanswered.watch.action(paged);
-      this.ceiling.ceiling.action(paged);
+      this.persons.paged(paged);
     }
     this.log.info({ pid: this.pty.pid, state: point.state, reason: point.reason, replayed: this.replay?.length ?? 0 }, 'job adopted from the PTY host');
     // Straight to the screen, not through the sinks: the host recorded it, and it is not new activity.
@@ -315,7 +273,7 @@ export class JobCore {
     // is not activity: it must not end an episode or page anew. The recording keeps it.
     if (this.host.stopCause() !== undefined) return;
     this.watchdog.observe(signal);
-    if (signal.kind === 'person') this.personPresent();
+    if (signal.kind === 'person') this.persons.present();
     if (signal.kind === 'screen') this.promptSampler.candidate(this.watchdog.status().promptCandidate);
     this.timer.arm();
   }
