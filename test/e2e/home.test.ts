@@ -92,7 +92,9 @@ describe('issue 31.3: a closing terminal never ends supervision', () => {
       // Closing the terminal (its master side): the kernel hangs up the shell, which passes SIGHUP on to its jobs,
       // and the daemon's stdout and stderr now lead nowhere (EIO).
       (shell as typeof shell & { destroy(): void }).destroy();
-      await waitUntil(() => daemonLog(state).some((l) => l.msg === 'hung up on (SIGHUP): the terminal closed; supervision goes on'), SOON, 'the hang-up in the log');
+      await waitUntil(() => daemonLog(state).some((l) => l.msg === 'hung up on (SIGHUP): the terminal closed; supervision goes on'), SOON, 'the hang-up in the log', {
+        describe: () => `daemon ${pid} ${processAlive(pid!) ? 'alive' : 'gone'}; its log ends: ${daemonLog(state).slice(-5).map((l) => JSON.stringify(l)).join('\n')}`,
+      });
       expect(processAlive(pid)).toBe(true);
 
       await call(state, 'submit', { spec: rawSpec('ask', ASK, cwd) });
