@@ -128,8 +128,10 @@ const rulesCoverageSchema = z.object({
 /** An evidence line is a record of its own kind (verdict, decision, answer…): free-form here. */
 const evidenceSchema = z.record(z.string(), z.unknown());
 
-/** A board row: the record, a live job's warnings, and for a blocked job when it blocked (ISO) and what it asks, in words. */
-/** `said`: the reason in words (core/reason-words.ts), for pages; `reason` keeps the codes. */
+/**
+ * A board row: the record, its reason in words (`said`, core/reason-words.ts, for pages; `reason`
+ * keeps the codes), a live job's warnings, and for a blocked job when it blocked (ISO) and what it asks.
+ */
 export const boardRowSchema = jobRecordSchema.extend({ said: z.string().optional(), warnings: z.array(warningSchema).optional(), blocked_since: iso.optional(), question: z.string().optional() });
 
 /** show's `prompt` (daemon/commands/prompt-view.ts): what the job is blocked on and the rule's choices. */
