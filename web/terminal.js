@@ -74,7 +74,14 @@ export function liveTerminal(box, name) {
   window.addEventListener('resize', fit.now);
   let ended = false;
   let written = false;
+  let last = '';
   let feed = null;
+  // The last screen comes from show, the end from the socket, in either order: written once both are in.
+  const paintLast = () => {
+    if (!ended || written || !last) return;
+    written = true;
+    term.write(last.replace(/\r?\n/g, '\r\n'), fit.soon);
+  };
 
   const connect = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -101,6 +108,7 @@ export function liveTerminal(box, name) {
       } else if (m.type === 'end') {
         ended = true;
         status(`the job ended${m.reason ? ` (${m.reason})` : ''}: this is its last screen`);
+        paintLast();
       } else if (m.type === 'error') {
         ended = true;
         status(m.error ?? 'the terminal is not available');
@@ -118,9 +126,8 @@ export function liveTerminal(box, name) {
   return {
     /** A job that is not live sends an empty snapshot: its last screen (from show) is written instead, once. */
     lastScreen(text) {
-      if (!ended || written || !text) return;
-      written = true;
-      term.write(text.replace(/\r?\n/g, '\r\n'), fit.soon);
+      last = text ?? '';
+      paintLast();
     },
   };
 }

@@ -175,6 +175,32 @@ describe('the web page on a desktop (1280×800)', () => {
   }, 90_000);
 });
 
+describe('a finished job’s page', () => {
+  it('shows the last screen whichever comes first: show’s screen or the socket’s end', async (ctx) => {
+    const { d, base } = await webDaemon(ctx);
+    await d.submit('short', ['bash', '-c', 'echo "all 12 files copied"']);
+    await d.waitState('short', 'done', undefined, 15_000);
+    const olga = await token(d, 'olga');
+    const page = await browser.page(DESKTOP);
+    const errors = pageErrors(page);
+    await page.goto(olga.login_url);
+    // The socket's messages come late (a slow link): the page has read show's last screen long before the end.
+    await page.addInitScript(() => {
+      const Native = window.WebSocket;
+      window.WebSocket = class extends Native {
+        override addEventListener(type: string, fn: EventListenerOrEventListenerObject, opts?: boolean | AddEventListenerOptions): void {
+          if (type !== 'message') return super.addEventListener(type, fn, opts);
+          super.addEventListener(type, (ev) => setTimeout(() => (typeof fn === 'function' ? fn(ev) : fn.handleEvent(ev)), 1500), opts);
+        }
+      };
+    });
+    await page.goto(`${base}/jobs/short`);
+    await waitText(page, '#term-status', 'the job ended');
+    await waitText(page, TERMINAL, 'all 12 files copied');
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
+
 describe('the other acts', () => {
   it('sends a line from the text box, and cancels a job only after a confirm', async (ctx) => {
     const { d, base } = await webDaemon(ctx);
