@@ -17,7 +17,7 @@
  *
  * A build by tsc alone overwrites main.js with its unbundled self, which works the same, slower.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -141,6 +141,25 @@ async function bundle() {
   });
 }
 
+/**
+ * The shipped rules/ files as their loaders read them (src/rules/shipped-yaml.ts), so a CLI's
+ * start skips parsing and checking them: from tsc's modules, whose loaders the bundle's match.
+ */
+async function shippedYaml() {
+  const mod = (path) => import(pathToFileURL(join(root, 'dist', 'src', ...path.split('/'))).href);
+  const { record, SHIPPED_TABLE } = await mod('rules/shipped-yaml.js');
+  const { loadRules } = await mod('rules/load.js');
+  const { loadPolicy } = await mod('rules/policy-file.js');
+  const { loadProbeConfig } = await mod('probes/profiles-file.js');
+  const rules = join(root, 'rules');
+  const take = record();
+  await loadRules(rules);
+  await loadPolicy(join(rules, 'policy.yaml'));
+  await loadProbeConfig(join(rules, 'probes.yaml'));
+  writeFileSync(join(root, ...SHIPPED_TABLE), `${JSON.stringify(take())}\n`);
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await bundle();
+  await shippedYaml();
 }

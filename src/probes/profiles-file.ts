@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolRole } from '../core/agent-events.js';
-import { lineAt, parseYaml, validate, type YamlSource } from '../rules/yaml-source.js';
+import { readYaml } from '../rules/shipped-yaml.js';
+import { lineAt, type YamlSource } from '../rules/yaml-source.js';
 import { InputError } from '../util/errors.js';
 import { DEFAULT_VERIFY_REMINDERS, DEFAULT_WRAP_UP, ON_ESCALATE, parseWrapUp, type CommandRule, type OnEscalate, type ProbeProfile, type ProbeRules, type Thresholds, type ToolPattern } from './types.js';
 
@@ -95,8 +96,7 @@ export async function loadProbeConfig(path: string): Promise<ProbeConfig> {
 }
 
 export function parseProbeConfig(text: string, file: string): ProbeConfig {
-  const src = parseYaml(text, file);
-  const data = validate(src, probeFile);
+  const { src, data } = readYaml(text, file, probeFile, 'probes');
   const rules = compileRules(src, data);
   const profiles = new Map<string, ProbeProfile>();
   for (const name of Object.keys(data.profiles)) {

@@ -9,7 +9,7 @@ import type { PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { InputError } from '../util/errors.js';
 import { compileParked, compilePrompt, compileQuestion, compileRisk } from './compile.js';
 import { ruleFile } from './schema.js';
-import { parseYaml, validate } from './yaml-source.js';
+import { readYaml } from './shipped-yaml.js';
 
 export interface RuleSet {
   readonly prompts: readonly PromptRule[];
@@ -85,8 +85,7 @@ function mergeRuleSets(parts: RuleParts[], files: string[]): RuleSet {
 }
 
 export function parseRuleFile(text: string, file: string): RuleParts {
-  const src = parseYaml(text, file);
-  const data = validate(src, ruleFile);
+  const { src, data } = readYaml(text, file, ruleFile, 'rules');
   return {
     prompts: data.prompts.map((e, i) => compilePrompt(src, ['prompts', i], e)),
     questions: data.questions.map((e, i) => compileQuestion(src, ['questions', i], e)),

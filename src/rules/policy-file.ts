@@ -10,7 +10,8 @@ import type { Policy } from '../responder/policy.js';
 import { InputError } from '../util/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { ECOSYSTEMS } from './schema.js';
-import { lineAt, parseYaml, validate } from './yaml-source.js';
+import { readYaml } from './shipped-yaml.js';
+import { lineAt } from './yaml-source.js';
 
 const allowEntry = z
   .object({
@@ -49,8 +50,7 @@ const policyFile = z
   .strict();
 
 export function parsePolicy(text: string, file: string): Policy {
-  const src = parseYaml(text, file);
-  const data = validate(src, policyFile);
+  const { src, data } = readYaml(text, file, policyFile, 'policy');
   const allow = data.allow.map((e, i) => {
     if (e.version !== undefined && semver.validRange(e.version) === null) {
       throw new InputError(`allow.${i}.version "${e.version}" is not a valid version range (e.g. 1.6.0, ^4.17, >=2 <3)`, {
