@@ -27,8 +27,8 @@ const cli = join(root, 'dist', 'src', 'cli');
 const CHUNKS = 'bundle';
 /** The bundle's first line: its input must be tsc's main.js, never an earlier bundle. */
 const BANNER = '// The CLI bundle: scripts/build-cli.mjs made it from tsc\'s output; tsc -p tsconfig.json replaces it.';
-/** Packages bundled with the CLI: commander, which every verb loads, and zod and yaml, ES modules of many files each that most verbs load. The rest load from node_modules, only when used. */
-const BUNDLED_PACKAGES = ['commander', 'zod', 'yaml'];
+/** Packages bundled with the CLI: commander, which every verb loads, and zod, yaml and semver, of many files each (ES modules; semver's index requires 40), that most verbs load. The rest load from node_modules, only when used. */
+const BUNDLED_PACKAGES = ['commander', 'zod', 'yaml', 'semver'];
 
 /**
  * ES module source exporting COMPILED_CHECKS: one validator per read-only command, by name.

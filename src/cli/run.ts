@@ -121,7 +121,8 @@ async function supervise(argv: string[], flags: RunFlags, rulesPath: string, bun
     onTransition: report.transition,
     onAction: report.action,
     answerQueries: flags.quiet === true || !process.stdout.isTTY,
-    ...(flags.quiet ? {} : { onOutput: (d: string) => process.stdout.write(d) }),
+    // Bytes as they came: the person's terminal joins a character split between reads, as it would reading the PTY itself.
+    ...(flags.quiet ? {} : { onOutput: (d: Buffer) => process.stdout.write(d) }),
   }).catch((e: unknown) => {
     // A job that never started (bad cwd, unknown command) leaves no folder behind.
     rmSync(paths.dir, { recursive: true, force: true });

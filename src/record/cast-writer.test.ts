@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseMarker } from '../core/tool-events.js';
 import { InputError } from '../util/errors.js';
@@ -174,5 +175,75 @@ describe('CastWriter', () => {
     expect(cast.events.map((e) => e.data)).toEqual(['before', 'recording-stopped:disk full']);
     expect(w.recording).toBe(false);
   });
-});
 
+  describe('output as bytes (outputBytes)', () => {
+    /** The same chunks through a decoder and output(): what the byte path must match. */
+    function viaText(chunks: Buffer[]): string[] {
+      const d = new StringDecoder('utf8');
+      const out = chunks.map((c) => d.write(c));
+      const rest = d.end();
+      return [...out, rest].filter((t) => t !== '');
+    }
+
+    it('writes the lines output() writes, a character split between chunks whole in the later event', async () => {
+      const text = 'café ☃ 𝄞 \u001b[31mred\u001b[0m "quoted" \\ tab\t\u0000\u007f end\r\n';
+      const bytes = Buffer.from(text);
+      // Cut inside the 4-byte 𝄞 and inside ☃.
+      const cuts = [3, 6, 9, 12, 14, bytes.length];
+      const chunks = cuts.map((end, i) => bytes.subarray(i === 0 ? 0 : cuts[i - 1], end));
+      const a = freshPath();
+      const b = freshPath();
+      const wa = CastWriter.open(a, { width: 80, height: 24 }, START);
+      const wb = CastWriter.open(b, { width: 80, height: 24 }, START);
+      const texts = viaText(chunks);
+      chunks.forEach((c, i) => wa.outputBytes(START + i, c));
+      wa.exit(START + 10, 0);
+      wa.close();
+      let t = 0;
+      const d = new StringDecoder('utf8');
+      for (const c of chunks) {
+        const s = d.write(c);
+        if (s !== '') wb.output(START + t, s);
+        t++;
+      }
+      wb.exit(START + 10, 0);
+      wb.close();
+      expect(readFileSync(a, 'utf8')).toBe(readFileSync(b, 'utf8'));
+      const out = (await readCast(a)).events.filter((e) => e.code === 'o').map((e) => e.data);
+      expect(out).toEqual(texts);
+      expect(out.join('')).toBe(text);
+    });
+
+    it('a character cut off by the exit is U+FFFD, before the exit marker; invalid bytes are U+FFFD as a decoder gives them', async () => {
+      const path = freshPath();
+      const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+      w.outputBytes(START + 1, Buffer.from([0x61, 0xff, 0x62, 0xc3, 0x28]));
+      w.outputBytes(START + 2, Buffer.from([0x7a, 0xe2, 0x98]));
+      w.exit(START + 3, 1);
+      w.close();
+      const events = (await readCast(path)).events;
+      expect(events.map((e) => [e.code, e.data])).toEqual([
+        ['o', new TextDecoder().decode(Buffer.from([0x61, 0xff, 0x62, 0xc3, 0x28]))],
+        ['o', 'z'],
+        ['o', '\ufffd'],
+        ['m', 'exit:1'],
+      ]);
+    });
+
+    it('past its cap keeps the marker and the tail, as the text path does', async () => {
+      const path = freshPath();
+      const w = CastWriter.open(path, { width: 80, height: 24 }, START, { maxBytes: 200_000, tailBytes: 20_000 });
+      for (let i = 0; i < 20_000; i++) w.outputBytes(START + i, Buffer.from(`line ${i} ${'é'.repeat(40)}\r\n`));
+      w.exit(START + 20_001, 0);
+      w.close();
+      expect(readFileSync(path).length).toBeLessThanOrEqual(200_000 + 500);
+      const cast = await readCast(path);
+      const markers = cast.events.filter((e) => e.code === 'm').map((e) => e.data);
+      expect(markers[0]).toMatch(/^recording-cap:195\.3KB: output dropped from here/);
+      expect(markers.slice(-2)).toEqual(['recording-tail', 'exit:0']);
+      const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data);
+      expect(out[0]).toBe(`line 0 ${'é'.repeat(40)}\r\n`);
+      expect(out.at(-1)).toBe(`line 19999 ${'é'.repeat(40)}\r\n`);
+    });
+  });
+});

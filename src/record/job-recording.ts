@@ -9,6 +9,8 @@ import type { Disposable } from '../util/lifecycle.js';
 export interface JobRecording {
   /** Absent where the output is recorded elsewhere (the PTY host): its text is then never decoded for this. */
   output?(tMs: number, data: string): void;
+  /** The same output as the terminal's bytes, taken instead of output() where present (no text decoded for it). */
+  outputBytes?(tMs: number, bytes: Uint8Array): void;
   input(tMs: number, data: string): void;
   marker(tMs: number, label: string): void;
   resize(tMs: number, cols: number, rows: number): void;

@@ -55,8 +55,11 @@ export function recordingSink(cast: JobRecording): JobSink {
   return {
     name: 'recording',
     event(e) {
-      // ?.: no text is decoded for a recording that does not take it.
-      if (e.kind === 'output') cast.output?.(e.t, e.data);
+      // No text is decoded for a recording that takes bytes, or none.
+      if (e.kind === 'output') {
+        if (cast.outputBytes) cast.outputBytes(e.t, e.bytes);
+        else cast.output?.(e.t, e.data);
+      }
       else if (e.kind === 'marker') cast.marker(e.t, e.label);
       else if (e.kind === 'resize') cast.resize(e.t, e.cols, e.rows);
       else if (e.kind === 'exit') cast.exit(e.t, e.code);
@@ -142,7 +145,7 @@ export function callbackSink(opts: Pick<JobOptions, 'onTransition' | 'onAction' 
     event(e) {
       if (e.kind === 'transition') opts.onTransition?.(e.transition);
       else if (e.kind === 'action') opts.onAction?.(e.action);
-      else if (e.kind === 'output') opts.onOutput?.(e.data);
+      else if (e.kind === 'output') opts.onOutput?.(e.bytes);
       else if (e.kind === 'warning') opts.onWarning?.(e.warning);
       else if (e.kind === 'coverage') opts.onCoverage?.(e.coverage);
       else if (e.kind === 'disk') opts.onDiskProblem?.(e.file, e.error);

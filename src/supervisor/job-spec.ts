@@ -39,7 +39,8 @@ export interface JobOptions {
   readonly sinks?: readonly JobSink[];
   readonly onTransition?: (t: Transition) => void;
   readonly onAction?: (a: Action) => void;
-  readonly onOutput?: (data: string) => void;
+  /** The output as the terminal's bytes, as they came (a character may be split between two calls). */
+  readonly onOutput?: (bytes: Buffer) => void;
   /**
    * Answer the program's terminal queries (cursor position, device
    * attributes) from the headless screen. Off when a real terminal mirrors

@@ -66,7 +66,7 @@ describe('a sink that throws', () => {
         sinks: [{ name: 'pages', event: () => { throw new Error('pager refused'); } }],
         onProblem: (p) => problems.push(p),
         onTransition: (t) => states.push(t.to),
-        onOutput: (d) => (output += d),
+        onOutput: (d) => (output += d.toString()),
       },
     );
     const exit = await job.finished;
@@ -115,7 +115,7 @@ describe("a person's acts, given whole", () => {
     let output = '';
     const job = await LiveJob.start(
       { command: 'cat', args: [], cwd: tmp, env: process.env as Record<string, string>, cols: 80, rows: 24 },
-      { paths, bundle, config: DEFAULT_WATCHDOG, onOutput: (d) => (output += d) },
+      { paths, bundle, config: DEFAULT_WATCHDOG, onOutput: (d) => (output += d.toString()) },
     );
     job.acts.resumed('bob', 'j-old');
     await job.acts.send('hello', true, 'ann');

@@ -4,13 +4,16 @@
  * combining characters, control sequences, bytes that are not UTF-8) as fast
  * as the PTY takes it, and the file's output events, joined, are exactly the
  * bytes sent, decoded; replayed in a headless terminal of the same size they
- * leave the same screen as the text sent in one piece. Needs a build first (the host runs dist/).
+ * leave the same screen as the text sent in one piece. The same for
+ * `nightshift run`, which writes its recording itself, from the bytes its PTY
+ * thread hands over. Needs a build first (the host and the CLI run dist/).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import xterm from '@xterm/headless';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PtyHostClient } from '../../src/ptyhost/client.js';
+import { jobDirs, runCli } from '../helpers/cli.js';
 import { rng } from '../helpers/rng.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { until } from '../helpers/until.js';
@@ -78,16 +81,34 @@ describe('a recording under a flood', () => {
     await client.spawn({ id: 'flood', command: 'sh', args: ['-c', `stty raw -echo; cat '${file}'; sleep 1`], cwd: dir, env, cols: COLS, rows: ROWS, recording: cast });
     await until(() => readFileSync(cast, 'utf8').includes('"exit:0"'), 120_000, 'the exit marker in the recording');
 
-    const [, ...lines] = readFileSync(cast, 'utf8').split('\n').filter((l) => l !== '');
-    const events = lines.map((l) => JSON.parse(l) as [number, string, string]);
-    const output = events.filter((e) => e[1] === 'o').map((e) => e[2]);
-    const times = events.map((e) => e[0]);
-    expect(times).toEqual([...times].sort((a, b) => a - b));
-    const sent = new TextDecoder('utf-8', { ignoreBOM: true }).decode(flood);
-    const got = output.join('');
-    expect(got.length).toBe(sent.length);
-    expect(got === sent, 'the output events joined are the bytes sent, decoded').toBe(true);
-    // Fed the text whole (xterm's own byte decoder drops a byte that is not UTF-8 where asciicast has U+FFFD): event bounds that cut an escape sequence change nothing.
-    expect(await screen(output)).toEqual(await screen([sent]));
+    await holdsTheFlood(cast, flood);
+  }, 180_000);
+
+  it('written by nightshift run itself, holds every byte sent, in order, and replays to the same screen', async () => {
+    const dir = tempDir();
+    const flood = floodBytes(6 * 1024 * 1024);
+    const file = join(dir, 'flood.bin');
+    writeFileSync(file, flood);
+    const state = join(dir, 'state');
+    const r = await runCli(['run', '--quiet', '--state', state, '--cols', String(COLS), '--rows', String(ROWS), '--', 'sh', '-c', `stty raw -echo; cat '${file}'; sleep 1`], { ms: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const [job] = jobDirs(state);
+    await holdsTheFlood(join(job!, 'recording.cast'), flood);
   }, 180_000);
 });
+
+/** The file's output events, joined, are the flood decoded, its times never go back, and replayed they leave the flood's screen. */
+async function holdsTheFlood(cast: string, flood: Buffer): Promise<void> {
+  const [, ...lines] = readFileSync(cast, 'utf8').split('\n').filter((l) => l !== '');
+  const events = lines.map((l) => JSON.parse(l) as [number, string, string]);
+  const output = events.filter((e) => e[1] === 'o').map((e) => e[2]);
+  const times = events.map((e) => e[0]);
+  expect(times).toEqual([...times].sort((a, b) => a - b));
+  expect(events.at(-1)?.[2]).toBe('exit:0');
+  const sent = new TextDecoder('utf-8', { ignoreBOM: true }).decode(flood);
+  const got = output.join('');
+  expect(got.length).toBe(sent.length);
+  expect(got === sent, 'the output events joined are the bytes sent, decoded').toBe(true);
+  // Fed the text whole (xterm's own byte decoder drops a byte that is not UTF-8 where asciicast has U+FFFD): event bounds that cut an escape sequence change nothing.
+  expect(await screen(output)).toEqual(await screen([sent]));
+}
