@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync, writevSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { formatSize } from '../util/size.js';
 import { JsonUtf8Escaper, maxEscapedBytes } from './json-bytes.js';
@@ -50,9 +50,11 @@ export class CastWriter {
   private ringBytes = 0;
   private readonly maxBytes: number;
   private readonly tailBytes: number;
-  /** Output given as bytes (outputBytes) is escaped here, a character split between chunks joined; a scratch line reused. */
+  /** Output given as bytes (outputBytes) is escaped here, a character split between chunks joined. */
   private readonly escaper = new JsonUtf8Escaper();
-  private scratch: Buffer | undefined;
+  /** Where escaped lines are written, one after the other, until the next write to the file frees it: `pending` holds views of it. */
+  private arena: Buffer | undefined;
+  private arenaLen = 0;
 
   private constructor(
     readonly path: string,
@@ -183,20 +185,28 @@ export class CastWriter {
     if (line) this.take(tMs, line);
   }
 
-  /** An output event whose text `escape` writes into the scratch buffer at `at` (room for `n` bytes escaped); null when it wrote none (a character's first bytes, held). */
+  /** An output event whose text `escape` writes at `at` (room for `n` bytes escaped), in the arena; null when it wrote none (a character's first bytes, held). */
   private escapedLine(tMs: number, escape: (out: Buffer, at: number) => number, n: number): Buffer | null {
     const room = 48 + maxEscapedBytes(n);
-    if (!this.scratch || this.scratch.length < room) this.scratch = Buffer.allocUnsafe(Math.max(room, 64 * 1024));
-    const out = this.scratch;
-    const textAt = out.write(`[${(this.stamp(tMs) / 1e6).toFixed(6)}, "o", "`, 0, 'latin1');
+    if (!this.arena || this.arenaLen + room > this.arena.length) {
+      this.flush();
+      // Lines still pending (a flush that could not write) keep the old arena: a fresh one then.
+      if (!this.arena || this.pending.length > 0 || room > this.arena.length) this.arena = Buffer.allocUnsafe(Math.max(room, ARENA_BYTES));
+      this.arenaLen = 0;
+    }
+    const out = this.arena;
+    const start = this.arenaLen;
+    const textAt = start + out.write(`[${(this.stamp(tMs) / 1e6).toFixed(6)}, "o", "`, start, 'latin1');
     const end = escape(out, textAt);
     if (end === textAt) return null;
-    return out.subarray(0, end + out.write('"]\n', end, 'latin1'));
+    this.arenaLen = end + out.write('"]\n', end, 'latin1');
+    return out.subarray(start, this.arenaLen);
   }
 
-  /** An escaped output line (a view of the scratch buffer): to the file, or through the string path once the cap is near. */
+  /** An escaped output line (a view of the arena): to the file, or through the string path once the cap is near. */
   private take(tMs: number, line: Buffer): void {
-    if (this.mode === 'write' && this.bytes + line.length <= this.maxBytes - this.tailBytes) return this.append(Buffer.from(line));
+    if (this.mode === 'write' && this.bytes + line.length <= this.maxBytes - this.tailBytes) return this.append(line);
+    this.arenaLen -= line.length;
     // The cap and the tail keep text: the escaped body read back is exactly the text the bytes decode to.
     const body = line.toString('utf8', line.indexOf('"o", "') + 5, line.length - 2);
     this.event(tMs, 'o', JSON.parse(body) as string);
@@ -254,12 +264,13 @@ export class CastWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.fd === undefined || this.pending.length === 0) return;
-    const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
-    const before = this.bytes - this.pendingBytes;
+    const batch = this.pending;
+    const size = this.pendingBytes;
+    const before = this.bytes - size;
     this.pending = [];
     this.pendingBytes = 0;
     try {
-      writeAll(this.fd, batch);
+      writeAll(this.fd, batch, size);
     } catch (e) {
       this.mode = 'off';
       this.bytes = before;
@@ -270,12 +281,16 @@ export class CastWriter {
       }
       this.opts.onProblem?.(e as Error);
     }
+    // Nothing pending refers to the arena any more: its lines may be written over.
+    this.arenaLen = 0;
   }
 }
 
 /** A flood's events gather this long, or this big, before one write (see append). */
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
+/** Room for a batch of escaped lines and one more at its worst (a PTY thread's batch is at most 256 KB). */
+const ARENA_BYTES = 2 * 1024 * 1024;
 
 interface TailEvent {
   /** Microseconds from the start. */
@@ -296,10 +311,10 @@ function checkSize(name: string, v: number): void {
   }
 }
 
-/** One line, one buffer: a short write (rare, but legal) is finished before returning. */
-function writeAll(fd: number, text: string | Buffer): number {
-  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-  return buf.length;
+/** The buffers in one system call (writev); a short write (rare, but legal, and past IOV_MAX buffers) is finished before returning. */
+function writeAll(fd: number, bufs: Buffer[], size: number): void {
+  const done = bufs.length === 1 ? writeSync(fd, bufs[0]!) : writevSync(fd, bufs);
+  if (done >= size) return;
+  const rest = Buffer.concat(bufs, size);
+  for (let off = done; off < size; ) off += writeSync(fd, rest, off, size - off);
 }
