@@ -9,6 +9,8 @@ export interface DeadlineSource {
 
 export class DeadlineTimer {
   private timer: NodeJS.Timeout | undefined;
+  /** The deadline the timer is set for. */
+  private armedFor = 0;
   private stopped = false;
   private readonly sources: readonly DeadlineSource[];
 
@@ -21,19 +23,31 @@ export class DeadlineTimer {
     this.sources = Array.isArray(sources) ? sources : [sources as DeadlineSource];
   }
 
-  /** Call after every observation: re-arms for whatever is due next. */
+  /**
+   * Call after every observation: arms for whatever is due next. A timer
+   * already set for that time or earlier is kept (output moves deadlines
+   * later or leaves them, on every chunk of a flood): fired early, it ticks
+   * sources with nothing due yet, which changes nothing, and arms again.
+   */
   arm(): void {
-    clearTimeout(this.timer);
     if (this.stopped) return;
-    const dues = this.sources.map((s) => s.nextDeadline()).filter((d): d is number => d !== undefined);
-    if (dues.length === 0) return;
+    let due: number | undefined;
+    for (const s of this.sources) {
+      const d = s.nextDeadline();
+      if (d !== undefined && (due === undefined || d < due)) due = d;
+    }
+    if (due !== undefined && this.timer && this.armedFor <= due) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (due === undefined) return;
+    this.armedFor = due;
     // +1 ms: a timer may fire a hair early, and tick() at due-1 would change nothing.
-    const wait = Math.max(0, Math.min(...dues) - this.clock.now() + 1);
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       this.before?.();
       for (const s of this.sources) s.tick();
       this.arm();
-    }, wait);
+    }, Math.max(0, due - this.clock.now() + 1));
   }
 
   stop(): void {
