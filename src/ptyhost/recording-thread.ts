@@ -6,7 +6,8 @@
  * 0.73x of a bare reader. Here the host's thread only copies the bytes out
  * (gathered for FLUSH_MS, one message per batch) and the worker does the rest.
  * The batches pass through memory both threads share (recording-ring.ts),
- * so a flood allocates nothing per batch on either side.
+ * so a flood allocates nothing per batch on either side, and the worker
+ * counts what it took in shared memory too (TAKEN), with no reply per batch.
  *
  * Bounded loss: the file is the worker's writes, so a kill -9 of the host
  * loses what is gathered (10 ms) and what the worker has not written yet;
@@ -20,7 +21,7 @@ import { CastAppender, type CastHeader } from './recording.js';
 
 export type ToRecorder =
   | { op: 'adopt'; key: number; path: string; fd: number; written: number; startMs: number; cap: number | null }
-  | { op: 'ring'; memory: SharedArrayBuffer }
+  | { op: 'ring'; memory: SharedArrayBuffer; control: SharedArrayBuffer }
   /** A batch: in the ring at `at`, or (the ring full) in `data`, a buffer of its own. */
   | { op: 'o'; key: number; t: number; at: number; len: number; data?: ArrayBuffer }
   | { op: 'r'; key: number; t: number; cols: number; rows: number }
@@ -29,9 +30,21 @@ export type ToRecorder =
   | { op: 'close'; key: number; t: number; marker: string | null };
 
 export type FromRecorder =
-  | { op: 'written'; key: number; bytes: number; ring: boolean }
+  /** Batches were taken (TAKEN moved) while the host asked to hear of it (WAKE). */
+  | { op: 'wake' }
   | { op: 'problem'; key: number; message: string; code: string | null }
   | { op: 'closed'; key: number };
+
+/**
+ * Two counters both threads share (Int32Array over `control`): TAKEN, the
+ * batches the worker has written (it adds one per batch, in the order they
+ * were sent), and WAKE, set by the host when it waits for that count to move
+ * (a recording behind): the worker then says so once, and clears it. A
+ * reply per batch cost the host's thread, which also reads the job's PTY, a
+ * message event per batch.
+ */
+export const TAKEN = 0;
+export const WAKE = 1;
 
 const FLUSH_MS = 10;
 const BATCH_BYTES = 256 * 1024;
@@ -71,14 +84,20 @@ export class RecordingThread {
   private readonly open = new Map<number, RemoteRecording>();
   private nextKey = 1;
   private readonly ring = new RecordingRing(RING_BYTES);
+  private readonly control = new Int32Array(new SharedArrayBuffer(8));
+  /** The batches sent and not yet known taken, oldest first. */
+  private readonly sent: Array<{ readonly rec: RemoteRecording; readonly bytes: number; readonly ring: boolean }> = [];
+  /** How many batches the host has seen taken (TAKEN, as of the last sync). */
+  private seen = 0;
 
   constructor() {
     this.worker = new Worker(workerUrl('ptyhost/recording-worker.js'));
     // The jobs keep the host alive; a recording thread with nothing to do never does.
     this.worker.unref();
-    this.worker.postMessage({ op: 'ring', memory: this.ring.memory } satisfies ToRecorder);
+    this.worker.postMessage({ op: 'ring', memory: this.ring.memory, control: this.control.buffer as SharedArrayBuffer } satisfies ToRecorder);
     this.worker.on('message', (m: FromRecorder) => {
-      if (m.op === 'written' && m.ring) this.ring.free();
+      if (m.op === 'wake') return this.sync();
+      this.sync();
       this.open.get(m.key)?.received(m);
     });
     this.worker.on('error', (e) => {
@@ -90,10 +109,50 @@ export class RecordingThread {
   create(path: string, header: CastHeader, startMs: number, cap: number, on: RecordingEvents): JobRecording {
     const { fd, written } = CastAppender.create(path, header, startMs);
     const key = this.nextKey++;
-    const rec = new RemoteRecording(key, (m, transfer) => this.worker.postMessage(m, transfer), this.ring, on, () => this.open.delete(key));
+    const rec = new RemoteRecording(key, this, on, () => this.open.delete(key));
     this.open.set(key, rec);
     this.worker.postMessage({ op: 'adopt', key, path, fd, written, startMs, cap: Number.isFinite(cap) ? cap : null } satisfies ToRecorder);
     return rec;
+  }
+
+  post(m: ToRecorder, transfer?: ArrayBuffer[]): void {
+    this.worker.postMessage(m, transfer);
+  }
+
+  /** A batch to the worker, its bytes copied once: into the ring, or into a buffer of its own that moves to the worker. */
+  sendBatch(rec: RemoteRecording, key: number, t: number, chunks: readonly Buffer[], len: number): void {
+    this.sync();
+    const at = this.ring.put(chunks, len);
+    this.sent.push({ rec, bytes: len, ring: at >= 0 });
+    if (at >= 0) return this.post({ op: 'o', key, t, at, len });
+    // Its own memory (Buffer.concat may hand out a slice of Node's shared pool, which must not move).
+    const data = new ArrayBuffer(len);
+    const view = new Uint8Array(data);
+    for (let to = 0, i = 0; i < chunks.length; to += chunks[i]!.length, i++) view.set(chunks[i]!, to);
+    this.post({ op: 'o', key, t, at: 0, len, data }, [data]);
+  }
+
+  /** Asks the worker to say when it takes a batch (a recording is behind); checked again after asking, so a batch taken just before is not missed. */
+  wantWake(): void {
+    Atomics.store(this.control, WAKE, 1);
+    this.drain();
+  }
+
+  /** Counts what the worker has taken since the last look; while a recording is still behind, asks to hear of the next. */
+  private sync(): void {
+    this.drain();
+    for (const r of this.open.values()) if (r.behind) return this.wantWake();
+  }
+
+  /** Frees the ring's room and counts the bytes of every batch taken since the last look, oldest first. */
+  private drain(): void {
+    const taken = Atomics.load(this.control, TAKEN);
+    while (((taken - this.seen) | 0) > 0 && this.sent.length > 0) {
+      const b = this.sent.shift()!;
+      this.seen = (this.seen + 1) | 0;
+      if (b.ring) this.ring.free();
+      b.rec.took(b.bytes);
+    }
   }
 }
 
@@ -110,8 +169,7 @@ class RemoteRecording implements JobRecording {
 
   constructor(
     private readonly key: number,
-    private readonly post: (m: ToRecorder, transfer?: ArrayBuffer[]) => void,
-    private readonly ring: RecordingRing,
+    private readonly thread: RecordingThread,
     private readonly on: RecordingEvents,
     private readonly forget: () => void,
   ) {}
@@ -146,14 +204,13 @@ class RemoteRecording implements JobRecording {
       this.resolveClosed = resolve;
       this.send();
       if (this.dead) return this.closed();
-      this.post({ op: 'close', key: this.key, t: nowMs, marker });
+      this.thread.post({ op: 'close', key: this.key, t: nowMs, marker });
     });
     return this.closing;
   }
 
-  received(m: FromRecorder): void {
-    if (m.op === 'written') this.took(m.bytes);
-    else if (m.op === 'problem') this.on.problem(Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+  received(m: Exclude<FromRecorder, { op: 'wake' }>): void {
+    if (m.op === 'problem') this.on.problem(Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
     else this.closed();
   }
 
@@ -162,6 +219,7 @@ class RemoteRecording implements JobRecording {
     if (this.dead) return;
     this.dead = true;
     this.on.problem(e);
+    // Nothing will be taken any more: the job's output must not wait for it.
     this.took(this.unwritten);
     if (this.closing) this.closed();
   }
@@ -174,34 +232,33 @@ class RemoteRecording implements JobRecording {
   private event(m: ToRecorder): void {
     if (this.closing || this.dead) return;
     this.send();
-    this.post(m);
+    this.thread.post(m);
   }
 
-  /** Gathered output to the worker, its bytes copied once: into the ring, or into a buffer that moves to the worker. */
+  /** Gathered output to the worker (RecordingThread.sendBatch). */
   private send(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.chunks.length === 0 || this.dead) return;
     const len = this.bytes;
-    const at = this.ring.put(this.chunks, len);
     this.unwritten += len;
-    if (at >= 0) this.post({ op: 'o', key: this.key, t: this.at, at, len });
-    else {
-      // Its own memory (Buffer.concat may hand out a slice of Node's shared pool, which must not move).
-      const data = new ArrayBuffer(len);
-      const view = new Uint8Array(data);
-      for (let to = 0, i = 0; i < this.chunks.length; to += this.chunks[i]!.length, i++) view.set(this.chunks[i]!, to);
-      this.post({ op: 'o', key: this.key, t: this.at, at: 0, len, data }, [data]);
-    }
+    this.thread.sendBatch(this, this.key, this.at, this.chunks, len);
     this.chunks = [];
     this.bytes = 0;
     if (!this.isBehind && this.unwritten > BEHIND_BYTES) {
       this.isBehind = true;
       this.on.behind(true);
     }
+    if (this.isBehind) this.thread.wantWake();
   }
 
-  private took(bytes: number): void {
+  /** Holding the job's output until the worker catches up. */
+  get behind(): boolean {
+    return this.isBehind;
+  }
+
+  /** The worker has written `bytes` more (RecordingThread.drain). */
+  took(bytes: number): void {
     this.unwritten -= bytes;
     if (this.isBehind && this.unwritten <= BEHIND_BYTES / 4) {
       this.isBehind = false;

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { CastAppender } from './recording.js';
-import type { ToRecorder, FromRecorder } from './recording-thread.js';
+import { TAKEN, WAKE, type ToRecorder, type FromRecorder } from './recording-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('recording-worker runs as a worker thread of the PTY host');
@@ -13,19 +13,26 @@ if (!port) throw new Error('recording-worker runs as a worker thread of the PTY 
 const appenders = new Map<number, CastAppender>();
 const reply = (m: FromRecorder) => port.postMessage(m);
 let ring: SharedArrayBuffer | undefined;
+let control: Int32Array | undefined;
 
 port.on('message', (m: ToRecorder) => {
-  if (m.op === 'ring') return void (ring = m.memory);
+  if (m.op === 'ring') {
+    ring = m.memory;
+    control = new Int32Array(m.control);
+    return;
+  }
   if (m.op === 'adopt') {
     const problem = (e: Error) => reply({ op: 'problem', key: m.key, message: e.message, code: (e as NodeJS.ErrnoException).code ?? null });
     appenders.set(m.key, CastAppender.adopt(m.path, m.fd, m.written, m.startMs, m.cap ?? Infinity, problem));
     return;
   }
   const rec = appenders.get(m.key);
-  // Every batch is answered, so its room in the ring is freed even when its recording is gone.
+  // Every batch is counted taken, so its room in the ring is freed even when its recording is gone.
   if (m.op === 'o') {
     rec?.output(m.data ? new Uint8Array(m.data, 0, m.len) : new Uint8Array(ring!, m.at, m.len), m.t);
-    return reply({ op: 'written', key: m.key, bytes: m.len, ring: !m.data });
+    Atomics.add(control!, TAKEN, 1);
+    if (Atomics.compareExchange(control!, WAKE, 1, 0) === 1) reply({ op: 'wake' });
+    return;
   }
   if (!rec) return;
   switch (m.op) {

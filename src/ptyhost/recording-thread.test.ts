@@ -1,0 +1,48 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordingThread } from './recording-thread.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ns-recording-thread-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the built worker (dist/src/ptyhost/recording-worker.js): npm test builds first. */
+describe('the host’s recording thread', () => {
+  it('holds the job while it is behind, lets it go once it caught up, and loses nothing', async () => {
+    const path = join(dir, 'behind.cast');
+    const said: boolean[] = [];
+    let caughtUp!: () => void;
+    const resumed = new Promise<void>((r) => (caughtUp = r));
+    const problems: Error[] = [];
+    const rec = recordingThread().create(path, { width: 80, height: 24, command: 'flood' }, Date.now(), Infinity, {
+      problem: (e) => problems.push(e),
+      behind: (b) => {
+        said.push(b);
+        if (!b) caughtUp();
+      },
+    });
+    // 48 MB handed over in one go, far faster than the thread escapes and writes it.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    for (let i = 0; i < 768; i++) rec.output(chunk, Date.now());
+    expect(said[0], 'the recording fell behind').toBe(true);
+    await Promise.race([resumed, new Promise((_, no) => setTimeout(() => no(new Error(`still held after 20 s; said ${JSON.stringify(said)}`)), 20_000))]);
+    await rec.close('exit:0', Date.now());
+    expect(said).toEqual([true, false]);
+    expect(problems).toEqual([]);
+    const [, ...lines] = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+    const events = lines.map((l) => JSON.parse(l) as [number, string, string]);
+    expect(events.filter((e) => e[1] === 'o').reduce((n, e) => n + e[2].length, 0)).toBe(768 * 64 * 1024);
+    expect(events.at(-1)).toEqual([expect.any(Number), 'm', 'exit:0']);
+  }, 30_000);
+
+  it('goes on recording after a flood: later batches are taken and the file ends whole', async () => {
+    const path = join(dir, 'after.cast');
+    const rec = recordingThread().create(path, { width: 80, height: 24, command: 'later' }, Date.now(), Infinity, { problem: () => undefined, behind: () => undefined });
+    for (let i = 0; i < 5; i++) rec.output(Buffer.from(`line ${i}\r\n`), Date.now());
+    await rec.close('exit:3', Date.now());
+    const out = readFileSync(path, 'utf8');
+    expect(out).toContain('line 4\\r\\n');
+    expect(out.trimEnd().endsWith('"exit:3"]')).toBe(true);
+  });
+});
