@@ -14,6 +14,7 @@
  * that is kept under BEHIND_BYTES by pausing the job's PTY until the worker
  * catches up (the same pause a slow client gets).
  */
+import { closeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { workerUrl } from '../util/worker-url.js';
 import { RecordingRing } from './recording-ring.js';
@@ -109,7 +110,11 @@ export class RecordingThread {
   create(path: string, header: CastHeader, startMs: number, cap: number, on: RecordingEvents): JobRecording {
     const { fd, written } = CastAppender.create(path, header, startMs);
     const key = this.nextKey++;
-    const rec = new RemoteRecording(key, this, on, () => this.open.delete(key));
+    const rec = new RemoteRecording(key, this, on, () => {
+      // Once: a second close of the number could close a file opened since under it.
+      if (!this.open.delete(key)) return;
+      closeSync(fd);
+    });
     this.open.set(key, rec);
     this.worker.postMessage({ op: 'adopt', key, path, fd, written, startMs, cap: Number.isFinite(cap) ? cap : null } satisfies ToRecorder);
     return rec;

@@ -23,7 +23,8 @@ port.on('message', (m: ToRecorder) => {
   }
   if (m.op === 'adopt') {
     const problem = (e: Error) => reply({ op: 'problem', key: m.key, message: e.message, code: (e as NodeJS.ErrnoException).code ?? null });
-    appenders.set(m.key, CastAppender.adopt(m.path, m.fd, m.written, m.startMs, m.cap ?? Infinity, problem));
+    // The host's thread opened the file and closes it once told it is done (closed).
+    appenders.set(m.key, CastAppender.adopt(m.path, m.fd, m.written, m.startMs, m.cap ?? Infinity, problem, false));
     return;
   }
   const rec = appenders.get(m.key);

@@ -42,6 +42,7 @@ export class CastAppender {
   private openT = 0;
   private timer: NodeJS.Timeout | undefined;
   private fd: number | undefined;
+  private closes = true;
   private failure: Error | undefined;
   private written = 0;
   /** 'capped': past the cap, output goes to the tail and only markers to the file; 'off': suspended by the client. */
@@ -88,10 +89,15 @@ export class CastAppender {
     return { fd, written: line.length };
   }
 
-  /** The events of a file create() began (here or in another thread of the process: an fd is the process's). */
-  static adopt(path: string, fd: number, written: number, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined): CastAppender {
+  /**
+   * The events of a file create() began (here or in another thread of the process: an fd is the
+   * process's). `closes: false` leaves the fd open when done, for the thread that opened it to close
+   * (Node warns when a thread closes an fd another opened).
+   */
+  static adopt(path: string, fd: number, written: number, startMs: number, cap = Infinity, onProblem: (e: Error) => void = () => undefined, closes = true): CastAppender {
     const rec = new CastAppender(path, fd, startMs, cap, onProblem);
     rec.written = written;
+    rec.closes = closes;
     return rec;
   }
 
@@ -156,7 +162,7 @@ export class CastAppender {
   }
 
   private closeFd(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined && this.closes) closeSync(this.fd);
     this.fd = undefined;
   }
 
@@ -263,7 +269,7 @@ export class CastAppender {
       } catch {
         // Nothing more to save: the file holds what it holds.
       }
-      closeSync(this.fd);
+      this.closeFd();
       this.fd = undefined;
       this.onProblem(e as Error);
     }
