@@ -106,7 +106,8 @@ function notifyButton() {
   button.hidden = false;
   button.addEventListener('click', async () => {
     await Notification.requestPermission();
-    button.hidden = Notification.permission === 'default';
+    // Answered (allowed or not): nothing left to offer; dismissed unanswered, it stays for another try.
+    button.hidden = Notification.permission !== 'default';
   });
 }
 

@@ -5,7 +5,8 @@
  * compressed and 304 when unchanged, fetches nothing in a hidden tab (a new
  * blocked job raises a notification there instead, and a tap on it opens
  * the job), shows the blocked jobs first with their question and wait, and
- * has a filter, a "needs me" switch and a sign-out.
+ * has a filter, a "needs me" switch and a sign-out; "Notify me" asks for
+ * the browser's permission once, on a tap.
  */
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -167,4 +168,30 @@ describe('the board in Chromium', () => {
     expect(me).toBe(401);
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it('offers "Notify me" while the browser was never asked, asks on a tap, and not again once answered', async (ctx) => {
+    const d = await webDaemon(scope, ctx);
+    const who = await token(d, 'nia', 'viewer');
+    // Unasked, in this browser context: headless Chromium answers the request itself (denied), as a person might.
+    const page = await browser.page(PHONE);
+    const errors = pageErrors(page);
+    await page.goto(who.login_url!);
+    await page.waitForSelector('#notify:not([hidden])');
+    expect(await page.evaluate(() => Notification.permission)).toBe('default');
+    await page.click('#notify');
+    await page.waitForSelector('#notify', { state: 'hidden' });
+    expect(await page.evaluate(() => Notification.permission)).toBe('denied');
+    await page.reload();
+    await page.waitForSelector('#jobs');
+    expect(await page.isHidden('#notify'), 'answered once: not offered again').toBe(true);
+
+    // Allowed already (another person, another browser): nothing to offer. A sign-in link works once.
+    const other = await token(d, 'ola', 'viewer');
+    const allowed = await browser.page(DESKTOP);
+    await allowed.context().grantPermissions(['notifications'], { origin: d.web! });
+    await allowed.goto(other.login_url!);
+    await allowed.waitForSelector('#jobs');
+    expect(await allowed.isHidden('#notify')).toBe(true);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });
