@@ -76,7 +76,11 @@ describe('issue 11: the HTTP API and the terminal over real HTTP and WebSockets'
     const timeline = await api(d, '/api/v1/jobs/ask/evidence', { headers: bearer(vic) });
     expect(timeline.body.records.some((r: { answered_by?: string }) => r.answered_by === 'human:alice@web')).toBe(true);
 
-    const audit = readFileSync(join(d.state, 'web-audit.jsonl'), 'utf8');
+    // Written behind the replies (a stream): read once alice's answer is in it.
+    const audit = await waitUntil(() => {
+      const text = readFileSync(join(d.state, 'web-audit.jsonl'), 'utf8');
+      return /"who":"alice".*"action":"answer".*"ok":true/.test(text) ? text : undefined;
+    }, 5_000, "alice's answer in the audit");
     expect(audit).toMatch(/"who":"vic".*"action":"answer".*"ok":false/);
     expect(audit).toMatch(/"who":"alice".*"action":"answer".*"ok":true/);
     expect(audit).not.toContain(alice.token);
