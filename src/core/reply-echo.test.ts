@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
+import { fingerprintRows } from './screen-snapshot.js';
 import { isTerminalReply, stripReplyEchoes, withoutReplyEchoes } from './reply-echo.js';
 
 const Q = 'Continue? [y/N] ';
@@ -52,6 +53,30 @@ describe('replies echoed by the tty', () => {
     expect(clean.rows[1]).toBe('Continue? [y/N]');
     expect(clean.cursor).toEqual({ x: snap.cursor.x - 8, y: 1 });
     expect(clean.fingerprint).toBe(snap.fingerprint);
+  });
+
+  it('takes out an echo the tty wrapped onto the next rows, and puts the cursor back after the question', () => {
+    const cols = 30;
+    const echo = `${Q}^[[?1;2c^[[>0;276;0c^[P1$r0m^[\\`;
+    const laid = [echo.slice(0, cols), echo.slice(cols)];
+    const rows = ['$ ./ask', ...laid, '', ''];
+    const snap = { rows, cols, cursor: { x: laid[1]!.length, y: 2 }, alternate: false, fingerprint: fingerprintRows(rows) };
+    const clean = withoutReplyEchoes(snap);
+    expect(clean.rows).toEqual(['$ ./ask', 'Continue? [y/N]', '', '', '']);
+    expect(clean.cursor).toEqual({ x: Q.length, y: 1 });
+    // A full row with no echo is left as it is, the next row too.
+    const full = 'x'.repeat(cols);
+    const kept = withoutReplyEchoes({ ...snap, rows: [full, 'tail', `${Q}^[[0n`], cursor: { x: 0, y: 0 } });
+    expect(kept.rows).toEqual([full, 'tail', 'Continue? [y/N]']);
+    expect(kept.cursor).toEqual({ x: 0, y: 0 });
+  });
+
+  it('keeps a cursor just past a full row on that row, in its last column', () => {
+    const cols = 15;
+    const rows = ['Continue? [y/N]', '^[[0n'];
+    const clean = withoutReplyEchoes({ rows, cols, cursor: { x: 5, y: 1 }, alternate: false, fingerprint: fingerprintRows(rows) });
+    expect(clean.rows).toEqual([rows[0], '']);
+    expect(clean.cursor).toEqual({ x: cols - 1, y: 0 });
   });
 
   it('the watchdog blocks on the question with the echo after it, by the rule that names it', () => {

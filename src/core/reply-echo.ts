@@ -53,18 +53,35 @@ export function stripReplyEchoes(row: string, x = 0): { row: string; before: num
 
 /**
  * The snapshot as the rules should read it: echoed replies taken out of its
- * rows and the cursor moved back over what was taken on its row. The same
- * snapshot when no row holds `^[` (the usual case: one `includes` a row).
- * The fingerprint and styles stay: the echo is still a change on screen.
+ * rows and the cursor moved back over what was taken. A row filled to the
+ * last column goes on in the next (the tty wraps a long echo): such rows are
+ * read as one line and laid out again. The same snapshot when no row holds
+ * `^[` (the usual case: one `includes` a row). The fingerprint and styles
+ * stay: the echo is still a change on screen.
  */
 export function withoutReplyEchoes(snap: ScreenSnapshot): ScreenSnapshot {
   if (!snap.rows.some((r) => r.includes('^['))) return snap;
-  let x = snap.cursor.x;
-  const rows = snap.rows.map((r, y) => {
-    if (!r.includes('^[')) return r;
-    const s = stripReplyEchoes(r, y === snap.cursor.y ? x : 0);
-    if (y === snap.cursor.y) x -= s.before;
-    return s.row;
-  });
-  return { ...snap, rows, cursor: { x, y: snap.cursor.y } };
+  const { cols } = snap;
+  const rows = [...snap.rows];
+  let cursor = snap.cursor;
+  for (let top = 0; top < rows.length; ) {
+    let bottom = top;
+    while (bottom + 1 < rows.length && rows[bottom]!.length >= cols) bottom++;
+    const line = rows.slice(top, bottom + 1).join('');
+    const onLine = cursor.y >= top && cursor.y <= bottom;
+    const at = onLine ? (cursor.y - top) * cols + cursor.x : 0;
+    const s = line.includes('^[') ? stripReplyEchoes(line, at) : undefined;
+    if (s && s.row !== line) {
+      for (let y = top; y <= bottom; y++) rows[y] = s.row.slice((y - top) * cols, (y - top + 1) * cols).trimEnd();
+      if (onLine) cursor = placeOnLine(top, at - s.before, cols);
+    }
+    top = bottom + 1;
+  }
+  return { ...snap, rows, cursor };
+}
+
+/** Offset `at` of a line that starts on row `top`: a cursor just past a full row stays on it, in its last column, as xterm keeps it. */
+function placeOnLine(top: number, at: number, cols: number): { x: number; y: number } {
+  const y = Math.floor(at / cols);
+  return at > 0 && at % cols === 0 ? { x: cols - 1, y: top + y - 1 } : { x: at % cols, y: top + y };
 }

@@ -20,6 +20,7 @@ const FIX = join(ROOT, 'test', 'fixtures', 'term-queries');
 const ASKERS = [
   { name: 'da', command: ['bash', join(FIX, 'da-then-ask.sh')], question: 'Continue? [y/N]' },
   { name: 'decrqss', command: ['python3', join(FIX, 'decrqss-then-ask.py')], question: 'Delete the build folder? [y/N]' },
+  { name: 'wrapped-echo', command: ['bash', join(FIX, 'wrapped-echo-ask.sh')], question: 'Continue? [y/N]' },
 ] as const;
 const RAW_CPR = ['python3', join(FIX, 'raw-cpr.py')];
 /** `y` as the program's od/hex prints it: the answer and nothing else. */
