@@ -6,7 +6,8 @@
  * blocked job raises a notification there instead, and a tap on it opens
  * the job), shows the blocked jobs first with their question and wait, and
  * has a filter, a "needs me" switch and a sign-out; "Notify me" asks for
- * the browser's permission once, on a tap.
+ * the browser's permission once, on a tap. With the stream refused, the
+ * board is read every 45 s (the page's clock run forward by playwright).
  */
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -134,6 +135,38 @@ describe('the board in Chromium', () => {
 
     await Promise.all([page.waitForURL(/\/jobs\/deploy$/), page.evaluate(() => (window as unknown as { __notes: { onclick: () => void }[] }).__notes[0]!.onclick())]);
     expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('with the news stream refused (a proxy answering 502), looks at the board every 45 s, and not before', async (ctx) => {
+    const d = await webDaemon(scope, ctx);
+    await d.submit('sleeper', SLEEPER);
+    await d.waitState('sleeper', 'running', undefined, 20_000);
+    const who = await token(d, 'pat', 'viewer');
+    const page = await browser.page(DESKTOP);
+    const errors = pageErrors(page);
+    let refused = 0;
+    await page.route('**/api/v1/events', (r) => {
+      refused++;
+      return r.fulfill({ status: 502, body: 'bad gateway' });
+    });
+    await page.clock.install();
+    await page.goto(who.login_url!);
+    await page.waitForSelector(row('sleeper', 'running'));
+    await expect.poll(() => refused).toBeGreaterThan(0);
+
+    const reads = boardReads(page);
+    await d.submit('late', ask('Late question?'));
+    await d.waitState('late', 'blocked', 'prompt', 20_000);
+    await page.clock.runFor(44_000);
+    expect(reads, 'no look before the fallback is due').toHaveLength(0);
+    expect(await page.$(row('late'))).toBeNull();
+
+    await page.clock.runFor(1_000);
+    await page.waitForSelector(`${row('late', 'blocked')} .job-question`, { timeout: 10_000 });
+    expect(reads).toHaveLength(1);
+    // The stream is tried again on the same beat, not in a tight loop.
+    expect(refused).toBe(2);
+    expect(errors.filter((e) => !e.includes('status of 502'))).toEqual([]);
   }, 90_000);
 
   it('puts the blocked jobs first, oldest first; filters by words and by "needs me"; signs out', async (ctx) => {
