@@ -125,34 +125,43 @@ class SampledFeed {
     return due !== undefined && due <= t ? this.flush() : this.lookIfDue(t, due);
   }
 
-  async flush(): Promise<void> {
-    if (!this.pending) return;
-    await this.parse();
+  /** Parses what waits and shows the screen: a promise only while xterm still parses. */
+  flush(): Promise<void> | undefined {
+    if (!this.pending) return undefined;
+    const parsing = this.parse();
+    return parsing ? parsing.then(() => this.show()) : this.show();
+  }
+
+  private show(): undefined {
     this.pending = false;
     this.lastSeen = this.clock.now();
     this.scrollAtLook = this.screen.scrolledLines;
     this.scrolledPage = false;
     this.looks++;
     this.wd.observe({ kind: 'screen', snapshot: this.screen.snapshot() });
+    return undefined;
   }
 
   /** Looks if a look is due by `t` (a promise then); what waits is parsed first when only a scrolled page would put the look off. */
   private lookIfDue(t: number, deadline = this.wd.nextDeadline()): Promise<void> | undefined {
     if (t < this.lastSeen + SCREEN_SAMPLE_MS) return undefined;
-    if (!this.scrolledPage) return this.parseThenLook(t);
+    if (!this.scrolledPage) {
+      const parsing = this.parse();
+      return parsing ? parsing.then(() => this.lookIfParsedDue(t)) : this.lookIfParsedDue(t);
+    }
     return t >= nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: true, deadline }) ? this.flush() : undefined;
   }
 
-  private async parseThenLook(t: number): Promise<void> {
-    await this.parse();
+  private lookIfParsedDue(t: number): Promise<void> | undefined {
     this.scrolledPage = this.screen.pageScrolledSince(this.scrollAtLook);
     const due = nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.wd.nextDeadline() });
-    if (t >= due) await this.flush();
+    return t >= due ? this.flush() : undefined;
   }
 
-  private async parse(): Promise<void> {
-    if (this.unparsed.length === 0) return;
-    let data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
+  /** Hands what waits to xterm: a promise only while xterm still parses it. */
+  private parse(): Promise<void> | undefined {
+    if (this.unparsed.length === 0) return undefined;
+    const data = this.unparsed.length === 1 ? this.unparsed[0]! : this.unparsed.join('');
     this.unparsed = [];
     this.unparsedLength = 0;
     // The last write ended inside an escape sequence (an event boundary falls anywhere): its end goes
@@ -161,11 +170,12 @@ class SampledFeed {
     if (data.length >= COLLAPSE_MIN && !this.screen.canCollapse) {
       const head = data.indexOf('\r\n') + 2;
       if (head > 1) {
-        await this.screen.write(data.slice(0, head));
-        data = data.slice(head);
+        const rest = data.slice(head);
+        const first = this.screen.tryWrite(data.slice(0, head));
+        return first ? first.then(() => this.screen.tryWrite(rest)) : this.screen.tryWrite(rest);
       }
     }
-    await this.screen.write(data);
+    return this.screen.tryWrite(data);
   }
 }
 

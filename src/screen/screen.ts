@@ -115,28 +115,39 @@ export class Screen {
 
   /** Resolves once xterm has parsed `data`; never rejects, whatever the bytes. */
   write(data: Flood): Promise<void> {
-    if (this.disposed || data.length === 0) return Promise.resolve();
+    return this.tryWrite(data) ?? Promise.resolve();
+  }
+
+  /**
+   * As write(), but undefined when xterm parsed `data` before returning (a
+   * small write into an idle parser, see below): a drill looks at the screen
+   * after most events of a spinner, and needs no promise to wait on for one.
+   */
+  tryWrite(data: Flood): Promise<void> | undefined {
+    if (this.disposed || data.length === 0) return undefined;
     data = this.collapse(data);
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.pending.delete(done);
-        if (!this.disposed) this.cached = undefined;
-        resolve();
-      };
-      this.pending.add(done);
-      this.generation++;
-      // xterm parses on a setTimeout(0), which Node clamps to 1 ms: one write
-      // per event would cap drills at ~1000 events/s. A write that follows
-      // "user input" into an idle buffer is parsed synchronously instead (its
-      // typing-latency fast path); empty input has no other effect.
-      this.term.input('', true);
-      // A big write goes in pieces: xterm parses queued pieces in 12 ms slices
-      // between other work, where one piece of megabytes would hold the thread.
-      for (let at = 0; at < data.length; at += this.piece) {
-        const end = Math.min(data.length, at + this.piece);
-        this.term.write(at === 0 && end === data.length ? data : data.slice(at, end), end === data.length ? done : undefined);
-      }
-    });
+    let parsed = false;
+    let resolve: (() => void) | undefined;
+    const done = (): void => {
+      this.pending.delete(done);
+      if (!this.disposed) this.cached = undefined;
+      parsed = true;
+      resolve?.();
+    };
+    this.pending.add(done);
+    this.generation++;
+    // xterm parses on a setTimeout(0), which Node clamps to 1 ms: one write
+    // per event would cap drills at ~1000 events/s. A write that follows
+    // "user input" into an idle buffer is parsed synchronously instead (its
+    // typing-latency fast path); empty input has no other effect.
+    this.term.input('', true);
+    // A big write goes in pieces: xterm parses queued pieces in 12 ms slices
+    // between other work, where one piece of megabytes would hold the thread.
+    for (let at = 0; at < data.length; at += this.piece) {
+      const end = Math.min(data.length, at + this.piece);
+      this.term.write(at === 0 && end === data.length ? data : data.slice(at, end), end === data.length ? done : undefined);
+    }
+    return parsed ? undefined : new Promise((r) => (resolve = r));
   }
 
   /**
@@ -185,20 +196,21 @@ export class Screen {
     const buf = this.buffers.active;
     const cols = this.term.cols;
     const height = this.term.rows;
-    const rows = new Array<string>(height);
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     const baseY = buf.baseY;
     // Rows xterm did not mark for a redraw are as the last snapshot read them (text and style), if it read the same page.
     const place = this.place(buf);
     const dirty = this.dirty.take();
-    const same = place === this.lastPlace && dirty !== 'all';
-    const hashes = new Array<number>(height);
-    const styles = new Array<string | null | undefined>(height);
-    for (let y = 0; y < height; y++) {
-      const clean = same && (dirty === null || y < dirty[0] || y > dirty[1]);
-      rows[y] = clean ? this.lastRows[y]! : trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
-      hashes[y] = clean ? this.lastHashes[y]! : rowHash(rows[y]!);
-      styles[y] = clean ? this.lastStyles[y] : undefined;
+    const same = place === this.lastPlace && dirty !== 'all' && this.lastRows.length === height;
+    // Copied whole, then the dirty rows read: a spinner's look reads one row of forty.
+    const rows = same ? this.lastRows.slice() : new Array<string>(height);
+    const hashes = same ? this.lastHashes.slice() : new Array<number>(height);
+    const styles = same ? this.lastStyles.slice() : new Array<string | null | undefined>(height);
+    const [from, to] = !same ? [0, height - 1] : dirty === null ? [0, -1] : [Math.max(0, dirty[0]), Math.min(height - 1, dirty[1])];
+    for (let y = from; y <= to; y++) {
+      rows[y] = trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+      hashes[y] = rowHash(rows[y]!);
+      styles[y] = undefined;
     }
     const fingerprint = same && dirty === null ? this.lastFingerprint : fingerprintRows(rows, hashes);
     this.lastRows = rows;
