@@ -270,7 +270,6 @@ export class CastAppender {
         // Nothing more to save: the file holds what it holds.
       }
       this.closeFd();
-      this.fd = undefined;
       this.onProblem(e as Error);
     }
   }

@@ -67,30 +67,35 @@ function screen(chunks: Array<string | Uint8Array>): Promise<string[]> {
   );
 }
 
+/**
+ * 6 MB of flood in a file of a fresh folder, and the command that prints it: raw, so the terminal
+ * passes the bytes as they are (no \n to \r\n); the sleep keeps the PTY open until all is read.
+ */
+function floodOnDisk(): { dir: string; flood: Buffer; command: string[] } {
+  const dir = tempDir();
+  const flood = floodBytes(6 * 1024 * 1024);
+  const file = join(dir, 'flood.bin');
+  writeFileSync(file, flood);
+  return { dir, flood, command: ['sh', '-c', `stty raw -echo; cat '${file}'; sleep 1`] };
+}
+
 describe('a recording under a flood', () => {
   it('holds every byte sent, in order, and replays to the same screen', async () => {
-    const dir = tempDir();
-    const flood = floodBytes(6 * 1024 * 1024);
-    const file = join(dir, 'flood.bin');
-    writeFileSync(file, flood);
+    const { dir, flood, command } = floodOnDisk();
     const cast = join(dir, 'flood.cast');
     const client = await PtyHostClient.connect(join(dir, 'state'), { timeoutMs: 10_000 });
     hosts.push(client);
-    // Raw: the terminal passes the bytes as they are (no \n to \r\n); the sleep keeps the PTY open until all is read.
     const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-    await client.spawn({ id: 'flood', command: 'sh', args: ['-c', `stty raw -echo; cat '${file}'; sleep 1`], cwd: dir, env, cols: COLS, rows: ROWS, recording: cast });
+    await client.spawn({ id: 'flood', command: command[0]!, args: command.slice(1), cwd: dir, env, cols: COLS, rows: ROWS, recording: cast });
     await until(() => readFileSync(cast, 'utf8').includes('"exit:0"'), 120_000, 'the exit marker in the recording');
 
     await holdsTheFlood(cast, flood);
   }, 180_000);
 
   it('written by nightshift run itself, holds every byte sent, in order, and replays to the same screen', async () => {
-    const dir = tempDir();
-    const flood = floodBytes(6 * 1024 * 1024);
-    const file = join(dir, 'flood.bin');
-    writeFileSync(file, flood);
+    const { dir, flood, command } = floodOnDisk();
     const state = join(dir, 'state');
-    const r = await runCli(['run', '--quiet', '--state', state, '--cols', String(COLS), '--rows', String(ROWS), '--', 'sh', '-c', `stty raw -echo; cat '${file}'; sleep 1`], { ms: 120_000 });
+    const r = await runCli(['run', '--quiet', '--state', state, '--cols', String(COLS), '--rows', String(ROWS), '--', ...command], { ms: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const [job] = jobDirs(state);
     await holdsTheFlood(join(job!, 'recording.cast'), flood);
