@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,5 +44,20 @@ describe('the host’s recording thread', () => {
     const out = readFileSync(path, 'utf8');
     expect(out).toContain('line 4\\r\\n');
     expect(out.trimEnd().endsWith('"exit:3"]')).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('runs at nice 19, below the threads the job waits on', async () => {
+    const path = join(dir, 'nice.cast');
+    const rec = recordingThread().create(path, { width: 80, height: 24, command: 'nice' }, Date.now(), Infinity, { problem: () => {}, behind: () => {} });
+    rec.output(Buffer.from('hello\r\n'), Date.now());
+    await rec.close('exit:0', Date.now());
+    // Field 19 of a task's stat is its nice value, as the kernel has it.
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const tasks = readdirSync('/proc/self/task');
+    expect(nice(String(process.pid))).toBeLessThan(19);
+    expect(tasks.filter((t) => nice(t) === 19)).toHaveLength(1);
   });
 });

@@ -4,11 +4,23 @@
  * in the order the host sent them.
  */
 import { parentPort } from 'node:worker_threads';
+import { niceThisThread } from '../util/thread-nice.js';
 import { CastAppender } from './recording.js';
 import { TAKEN, WAKE, type ToRecorder, type FromRecorder } from './recording-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('recording-worker runs as a worker thread of the PTY host');
+
+/**
+ * The recording yields its core to the threads a job waits on (its reader,
+ * the kernel's tty work, the job itself): it only has to keep within
+ * BEHIND_BYTES, and falling behind pauses the job rather than losing a byte.
+ * On a machine whose cores a flood keeps busy, every slice this thread
+ * takes from the reader is a slice the job's writes wait
+ * (docs/performance.md).
+ */
+const RECORDING_NICE = 19;
+niceThisThread(RECORDING_NICE);
 
 const appenders = new Map<number, CastAppender>();
 const reply = (m: FromRecorder) => port.postMessage(m);
