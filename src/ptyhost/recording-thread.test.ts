@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { kernelNice } from '../../test/helpers/thread-nice.js';
 import { recordingThread } from './recording-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ns-recording-thread-'));
@@ -51,13 +52,7 @@ describe('the host’s recording thread', () => {
     const rec = recordingThread().create(path, { width: 80, height: 24, command: 'nice' }, Date.now(), Infinity, { problem: () => {}, behind: () => {} });
     rec.output(Buffer.from('hello\r\n'), Date.now());
     await rec.close('exit:0', Date.now());
-    // Field 19 of a task's stat is its nice value, as the kernel has it.
-    const nice = (tid: string) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    };
-    const tasks = readdirSync('/proc/self/task');
-    expect(nice(String(process.pid))).toBeLessThan(19);
-    expect(tasks.filter((t) => nice(t) === 19)).toHaveLength(1);
+    expect(kernelNice(process.pid)).toBeLessThan(19);
+    expect(readdirSync('/proc/self/task').filter((t) => kernelNice(t) === 19)).toHaveLength(1);
   });
 });

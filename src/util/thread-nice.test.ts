@@ -1,14 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { kernelNice } from '../../test/helpers/thread-nice.js';
 import { threadId } from './thread-nice.js';
 import { workerUrl } from './worker-url.js';
-
-/** Field 19 of /proc/PID/task/TID/stat: the thread's nice value, as the kernel has it. */
-function kernelNice(tid: number): number {
-  const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-}
 
 /**
  * Runs niceThisThread(nice) on a fresh worker thread (the module from the
