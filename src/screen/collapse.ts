@@ -1,3 +1,5 @@
+import { plainBytes } from './plain-scan.js';
+
 /**
  * A flood's lines that scroll out of the terminal's memory before anyone
  * can look: left out of the parse. Parsing them was 95 % of a daemon's CPU
@@ -81,48 +83,6 @@ function plainText(data: string): boolean {
     SPECIAL.lastIndex = next;
   }
   return true;
-}
-
-/**
- * plainText for UTF-8 bytes: a C1 control is the pair C2 80–9F; any other
- * byte from 0x80 belongs to a printable character. Four bytes at a time
- * where they are all printable ASCII, the bulk of a flood (0.7 ns a byte
- * here, against 1.3 a byte at a time and 1.6 for the regex over a string).
- */
-function plainBytes(data: Buffer): boolean {
-  const words = data.byteOffset % 4 === 0 ? new Int32Array(data.buffer, data.byteOffset, data.length >>> 2) : undefined;
-  for (let i = 0, n = data.length; i < n; ) {
-    if (words !== undefined && (i & 3) === 0 && i >>> 2 < words.length && printable4(words[i >>> 2]!)) {
-      i += 4;
-      continue;
-    }
-    i = pastByte(data, i);
-    if (i < 0) return false;
-  }
-  return true;
-}
-
-/**
- * No byte of the word is under 0x20, 0x7f or from 0x80. Each test is the
- * classic "has a byte less than / equal to" bit trick: it may flag a word
- * that has none (the bytes are then read one by one), never miss one.
- */
-function printable4(x: number): boolean {
-  const below = (x - 0x20202020) & ~x & 0x80808080;
-  const y = x ^ 0x7f7f7f7f;
-  const del = (y - 0x01010101) & ~y & 0x80808080;
-  return (below | del | (x & 0x80808080)) === 0;
-}
-
-/** Past the byte at `i` (a CR LF, an SGR sequence, a C2 pair as one); -1 for a control that moves the cursor otherwise. */
-function pastByte(data: Buffer, i: number): number {
-  const c = data[i]!;
-  if ((c >= 0x20 && c < 0x7f) || c === 0x09 || (c > 0x7f && c !== 0xc2)) return i + 1;
-  if (c === 0xc2) {
-    const d = data[i + 1]!;
-    return d >= 0x80 && d <= 0x9f ? -1 : i + 1;
-  }
-  return pastControl(data, i);
 }
 
 const codeAt = (data: Flood, i: number): number => (typeof data === 'string' ? data.charCodeAt(i) : data[i] ?? NaN);

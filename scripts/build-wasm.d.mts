@@ -1,0 +1,1 @@
+export function compileWat(file: string): Promise<Buffer>;
