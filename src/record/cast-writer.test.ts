@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -50,6 +50,18 @@ describe('CastWriter', () => {
     ]);
     expect(parseMarker(events[5]?.data ?? '')).toEqual({ kind: 'exit', code: 3 });
     expect(readFileSync(path, 'utf8').split('\n')[1]).toBe('[0.100000, "o", "hello\\r\\n"]');
+  });
+
+  it('replaces what a file at its path held before, a longer older recording included', async () => {
+    const path = freshPath();
+    writeFileSync(path, `${'{"version": 2, "width": 9, "height": 9}\n'}${'[0.5, "o", "old output"]\n'.repeat(1000)}`);
+    const w = CastWriter.open(path, { width: 80, height: 24 }, START);
+    w.output(START + 100, 'new');
+    w.close();
+    const { header, events } = await readCast(path);
+    expect(header.width).toBe(80);
+    expect(events).toEqual([{ t: 0.1, code: 'o', data: 'new' }]);
+    expect(readFileSync(path, 'utf8')).not.toContain('old output');
   });
 
   it('round-trips lone surrogates and every control character', async () => {
