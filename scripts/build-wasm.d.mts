@@ -1,1 +1,2 @@
+export const MODULES: readonly { wat: string; ts: string; name: string }[];
 export function compileWat(file: string): Promise<Buffer>;

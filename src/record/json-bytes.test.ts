@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { compileWat } from '../../scripts/build-wasm.mjs';
 import { rng } from '../../test/helpers/rng.js';
 import { JsonUtf8Escaper, maxEscapedBytes } from './json-bytes.js';
+import { JSON_ESCAPE_WASM } from './json-escape-wasm.js';
 
 /** Bytes a terminal might print, weighted to the hard cases: controls, quotes, every UTF-8 length, and broken sequences. */
 function terminalBytes(next: () => number, n: number): Uint8Array {
@@ -68,6 +71,40 @@ describe('JsonUtf8Escaper', () => {
     const bytes = terminalBytes(rng(7), 5000);
     const body = escaped([bytes]).join('');
     expect(JSON.parse(`"${body}"`)).toBe(new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes));
+  });
+
+  it('matches on plain text with one byte or character that needs more at each of the places of a sixteen-byte step', () => {
+    const odd = ['"', '\\', '\n', '\x01', '\x1f', 'é', '€', '😀', '\u2028'].map((c) => Buffer.from(c));
+    odd.push(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from([0xed, 0xa0, 0x80]));
+    for (const o of odd) {
+      for (let place = 0; place < 40; place++) {
+        const bytes = Buffer.concat([Buffer.from('x'.repeat(place)), o, Buffer.from('y'.repeat(50)), o, Buffer.from('z'.repeat(17))]);
+        expect(escaped([bytes]), `${o.toString('hex')} at ${place}`).toEqual(expected([bytes]));
+      }
+    }
+  });
+
+  it('writes a character cut by the 64 KiB pieces it escapes a write in whole, and long writes as JSON.stringify does', () => {
+    const next = rng(64);
+    for (const c of ['é', '€', '😀'].map((x) => Buffer.from(x)).concat([Buffer.from([0xe2, 0x82, 0x41])])) {
+      for (let back = 0; back <= 4; back++) {
+        const bytes = Buffer.concat([Buffer.from('a'.repeat(64 * 1024 - back)), c, terminalBytes(next, 70_000)]);
+        expect(escaped([bytes]), `${c.toString('hex')} ${back} bytes before the cut`).toEqual(expected([bytes]));
+      }
+    }
+    const bytes = terminalBytes(next, 300_000);
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const len = Math.floor(next() * 100_000);
+      chunks.push(bytes.subarray(at, at + len));
+      at += len;
+    }
+    expect(escaped([bytes])).toEqual(expected([bytes]));
+    expect(escaped(chunks)).toEqual(expected(chunks));
+  });
+
+  it('ships the module json-escape.wat compiles to (npm run build:wasm writes it)', async () => {
+    expect((await compileWat(fileURLToPath(new URL('./json-escape.wat', import.meta.url)))).toString('base64')).toBe(JSON_ESCAPE_WASM);
   });
 
   it('holds a character split at the end of a chunk and writes it whole with the next', () => {
