@@ -28,6 +28,17 @@ function expected(chunks: Uint8Array[]): string[] {
   return bodies;
 }
 
+/** `bytes` in chunks of 0 to `under` - 1 bytes, empty ones included. */
+function randomCuts(bytes: Uint8Array, next: () => number, under: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const len = Math.floor(next() * under);
+    chunks.push(bytes.subarray(at, at + len));
+    at += len;
+  }
+  return chunks;
+}
+
 function escaped(chunks: Uint8Array[]): string[] {
   const e = new JsonUtf8Escaper();
   const out = Buffer.alloc(maxEscapedBytes(Math.max(0, ...chunks.map((c) => c.length))));
@@ -57,12 +68,7 @@ describe('JsonUtf8Escaper', () => {
     const next = rng(2026);
     for (let round = 0; round < 200; round++) {
       const bytes = terminalBytes(next, 200);
-      const chunks: Uint8Array[] = [];
-      for (let at = 0; at < bytes.length; ) {
-        const len = Math.floor(next() * 4);
-        chunks.push(bytes.subarray(at, at + len));
-        at += len;
-      }
+      const chunks = randomCuts(bytes, next, 4);
       expect(escaped(chunks), Buffer.from(bytes).toString('hex')).toEqual(expected(chunks));
     }
   });
@@ -93,12 +99,7 @@ describe('JsonUtf8Escaper', () => {
       }
     }
     const bytes = terminalBytes(next, 300_000);
-    const chunks: Uint8Array[] = [];
-    for (let at = 0; at < bytes.length; ) {
-      const len = Math.floor(next() * 100_000);
-      chunks.push(bytes.subarray(at, at + len));
-      at += len;
-    }
+    const chunks = randomCuts(bytes, next, 100_000);
     expect(escaped([bytes])).toEqual(expected([bytes]));
     expect(escaped(chunks)).toEqual(expected(chunks));
   });
