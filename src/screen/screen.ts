@@ -1,13 +1,16 @@
-// @xterm/headless is a webpack CommonJS bundle: Node's ESM loader only sees
-// a default export, so the class is taken off it rather than named-imported.
-import xterm from '@xterm/headless';
-import serializeAddon from '@xterm/addon-serialize';
+import { createRequire } from 'node:module';
 import type { IBuffer, Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, rowHash, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { rowStyle, trimSpaces } from './row-read.js';
 import { InputError } from '../util/errors.js';
 import { collapseScrolled, linesToKeep, type Flood } from './collapse.js';
 import { DirtyRows } from './dirty-rows.js';
+
+// Both are webpack CommonJS bundles. Taken with require: an ES import makes Node scan their source for
+// export names first (cjs-module-lexer), which took `run` 20-30 ms of its start for nothing.
+const requireCjs = createRequire(import.meta.url);
+const xterm = requireCjs('@xterm/headless') as typeof import('@xterm/headless');
+const serializeAddon = requireCjs('@xterm/addon-serialize') as typeof import('@xterm/addon-serialize');
 
 /** Enough for a resize that grows the screen to pull old lines back, as real terminals do. */
 export const SCROLLBACK = 500;
