@@ -12,7 +12,7 @@ import { detectAgent } from '../adapters/index.js';
 import { agentOption } from '../supervisor/agent-option.js';
 import { redactorFor } from '../notify/secrets.js';
 import { LiveJob } from '../supervisor/live-job.js';
-import { warmPtyThread } from '../pty/pty-thread.js';
+import { warmPtyThread } from '../pty/pty-thread-warm.js';
 import { addWatchdogFlags, defaultRulesPath, durationArg, durationHelp, intArg, offMs, offOrDuration, policyPathOf, RECORDING_CAP_HELP, sizeArg, STATE_HELP, stateDirFrom, watchdogConfig, type WatchdogFlags } from './common.js';
 import { wrapUpArg } from './wrap-up-arg.js';
 import { attachTerminal } from './terminal.js';

@@ -11,7 +11,11 @@ import { runProgram, type Verb } from './program.js';
  * cost each `nightshift board` about 0.4 s before it did anything.
  */
 const VERBS: readonly Verb[] = [
-  ['run', async () => (await import('./run.js')).registerRun],
+  ['run', async () => {
+    // The job's PTY thread starts now, while the rest of `run` loads (run.ts starts it if this did not).
+    if (process.argv[2] === 'run' && !process.argv.some((a) => a === '--help' || a === '-h')) (await import('../pty/pty-thread-warm.js')).warmPtyThread();
+    return (await import('./run.js')).registerRun;
+  }],
   ['drill', async () => (await import('./drill.js')).registerDrill],
   ['judge', async () => (await import('./judge.js')).registerJudge],
   ['rules', async () => (await import('./rules.js')).registerRules],

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../util/errors.js';
 import type { PtySpawnOptions } from './host.js';
-import { ThreadedPty, warmPtyThread } from './pty-thread.js';
+import { ThreadedPty } from './pty-thread.js';
+import { warmPtyThread } from './pty-thread-warm.js';
 
 const ptys: ThreadedPty[] = [];
 const dirs: string[] = [];

@@ -7,36 +7,11 @@
  * main thread half idle. The worker reads as fast as a bare reader and
  * hands over batches; the main thread's work then runs beside the job.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { checkDirectory, checkSignal, checkSize, LocalPty, resolveCommand, signalName, type PtySpawnOptions } from './host.js';
 import type { PtyExit } from './pty-port.js';
 import type { FromPtyWorker, ToPtyWorker } from './pty-thread-protocol.js';
-import { workerUrl } from '../util/worker-url.js';
-
-const newWorker = () => new Worker(workerUrl('pty/pty-worker.js'));
-let warm: Worker | undefined;
-
-/**
- * Starts a PTY thread before its job is known: `run` calls it first thing,
- * so the thread's start (~50 ms: a V8 isolate and node-pty) overlaps the
- * rest of its own. Unused, it keeps nothing alive.
- */
-export function warmPtyThread(): void {
-  if (warm) return;
-  const w = newWorker();
-  warm = w;
-  w.unref();
-  w.once('error', () => {
-    if (warm === w) warm = undefined;
-  });
-}
-
-function takeWorker(): Worker {
-  const w = warm ?? newWorker();
-  warm = undefined;
-  w.ref();
-  return w;
-}
+import { takePtyThread } from './pty-thread-warm.js';
 
 export class ThreadedPty extends LocalPty {
   private disposed = false;
@@ -65,7 +40,7 @@ export class ThreadedPty extends LocalPty {
     checkSize(o.cols, o.rows);
     checkDirectory(o.cwd);
     resolveCommand(o.command, o.cwd, o.env.PATH);
-    const worker = takeWorker();
+    const worker = takePtyThread();
     worker.postMessage({ op: 'spawn', options: o } satisfies ToPtyWorker);
     return new Promise((resolve, reject) => {
       const first = (m: FromPtyWorker) => {
