@@ -5,13 +5,26 @@
  * thread spent on the output (recording, the screen) was a ms the job
  * stood still, so `run` took a 200 MB flood at 0.55x a bare reader with its
  * main thread half idle. The worker reads as fast as a bare reader and
- * hands over batches; the main thread's work then runs beside the job.
+ * copies the bytes into memory both threads share (util/shared-ring.ts),
+ * which the main thread reads on its own clock: the main thread's work runs
+ * beside the job, and no message goes per read.
  */
 import type { Worker } from 'node:worker_threads';
 import { checkDirectory, checkSignal, checkSize, LocalPty, resolveCommand, signalName, type PtySpawnOptions } from './host.js';
 import type { PtyExit } from './pty-port.js';
 import type { FromPtyWorker, ToPtyWorker } from './pty-thread-protocol.js';
 import { takePtyThread } from './pty-thread-warm.js';
+import { SharedRing } from '../util/shared-ring.js';
+
+/**
+ * The ring the output comes through: the most a job may print ahead of its
+ * supervisor before it waits (the PTY paused). The supervisor reads it every
+ * POLL_MS while output comes and sleeps after IDLE_POLLS reads that found
+ * nothing, until the thread wakes it with a message.
+ */
+const RING_BYTES = 8 * 1024 * 1024;
+const POLL_MS = 2;
+const IDLE_POLLS = 3;
 
 export class ThreadedPty extends LocalPty {
   private disposed = false;
@@ -25,8 +38,12 @@ export class ThreadedPty extends LocalPty {
   private resolveExit!: (e: PtyExit) => void;
   readonly exited: Promise<PtyExit> = new Promise((resolve) => (this.resolveExit = resolve));
 
+  private poller: NodeJS.Timeout | undefined;
+  private idlePolls = 0;
+
   private constructor(
     private readonly worker: Worker,
+    private readonly ring: SharedRing,
     readonly pid: number,
   ) {
     super();
@@ -41,13 +58,14 @@ export class ThreadedPty extends LocalPty {
     checkDirectory(o.cwd);
     resolveCommand(o.command, o.cwd, o.env.PATH);
     const worker = takePtyThread();
-    worker.postMessage({ op: 'spawn', options: o } satisfies ToPtyWorker);
+    const ring = new SharedRing(SharedRing.memory(RING_BYTES));
+    worker.postMessage({ op: 'spawn', options: o, ring: ring.shared } satisfies ToPtyWorker);
     return new Promise((resolve, reject) => {
       const first = (m: FromPtyWorker) => {
         worker.off('message', first);
         worker.off('error', failed);
         if (m.op === 'spawned') {
-          const pty = new ThreadedPty(worker, m.pid);
+          const pty = new ThreadedPty(worker, ring, m.pid);
           resolve(pty);
           return void setImmediate(() => pty.release());
         }
@@ -94,6 +112,7 @@ export class ThreadedPty extends LocalPty {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    clearTimeout(this.poller);
     this.output.clear();
     if (this.exitInfo !== undefined) return;
     this.send({ op: 'hangup' });
@@ -108,20 +127,35 @@ export class ThreadedPty extends LocalPty {
 
   private received(m: FromPtyWorker): void {
     if (this.held) return void this.held.push(m);
-    if (m.op === 'o') {
-      this.output.push(Buffer.from(m.data));
-      // Taken once the listeners had it: they hold it themselves now.
-      this.send({ op: 'took', bytes: m.data.byteLength });
-    } else if (m.op === 'exit') {
+    if (m.op === 'wake') this.poll();
+    else if (m.op === 'exit') {
+      // All the output is in the ring before the exit is said.
+      this.drain();
       this.output.end();
       this.ended({ exitCode: m.exitCode, signal: signalName(m.signal ?? undefined) });
     }
+  }
+
+  /** Reads what the ring holds; reads again in POLL_MS while output comes, else sleeps until woken. */
+  private poll(): void {
+    clearTimeout(this.poller);
+    this.poller = undefined;
+    if (this.disposed || this.exitInfo !== undefined) return;
+    this.idlePolls = this.drain() ? 0 : this.idlePolls + 1;
+    if (this.idlePolls < IDLE_POLLS || !this.ring.sleep()) this.poller = setTimeout(() => this.poll(), POLL_MS);
+  }
+
+  private drain(): boolean {
+    const data = this.ring.read();
+    if (data) this.output.push(data);
+    return data !== undefined;
   }
 
   /** The thread is never terminated under node-pty (see dispose): it ends by itself after the exit, and no longer keeps this process alive. */
   private ended(info: PtyExit): void {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
+    clearTimeout(this.poller);
     this.resolveExit(info);
     this.worker.unref();
   }
