@@ -1,2 +1,1 @@
-export const MODULES: readonly { wat: string; ts: string; name: string }[];
 export function compileWat(file: string): Promise<Buffer>;

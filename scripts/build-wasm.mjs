@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import wabt from 'wabt';
 
 /** Each .wat (from the repository's root), the .ts written from it, and the name of the constant. */
-export const MODULES = [
+const MODULES = [
   { wat: 'src/screen/plain-scan.wat', ts: 'src/screen/plain-scan-wasm.ts', name: 'PLAIN_SCAN_WASM' },
   { wat: 'src/record/json-escape.wat', ts: 'src/record/json-escape-wasm.ts', name: 'JSON_ESCAPE_WASM' },
 ];

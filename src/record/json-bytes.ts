@@ -11,6 +11,7 @@
  */
 
 import { JSON_ESCAPE_WASM } from './json-escape-wasm.js';
+import { lazyWasm } from '../util/wasm-module.js';
 
 const FFFD = [0xef, 0xbf, 0xbd] as const;
 
@@ -113,20 +114,8 @@ const PIECE = 64 * 1024;
 const IN = 65536;
 const OUT = 131072;
 
-interface Escaper {
-  escape(n: number): number;
-  readonly stopped: { value: number };
-  readonly input: Uint8Array;
-  readonly output: Uint8Array;
-}
-
-let instance: Escaper | undefined;
-
-function escaper(): Escaper {
-  if (instance) return instance;
-  const module = new WebAssembly.Module(Buffer.from(JSON_ESCAPE_WASM, 'base64'));
-  const e = new WebAssembly.Instance(module).exports as { escape(n: number): number; stopped: WebAssembly.Global; memory: WebAssembly.Memory };
+const escaper = lazyWasm(JSON_ESCAPE_WASM, (exports) => {
+  const e = exports as { escape(n: number): number; stopped: WebAssembly.Global; memory: WebAssembly.Memory };
   const memory = e.memory.buffer;
-  instance = { escape: e.escape, stopped: e.stopped, input: new Uint8Array(memory, IN, PIECE), output: new Uint8Array(memory, OUT, maxEscapedBytes(PIECE) + 16) };
-  return instance;
-}
+  return { escape: e.escape, stopped: e.stopped, input: new Uint8Array(memory, IN, PIECE), output: new Uint8Array(memory, OUT, maxEscapedBytes(PIECE) + 16) };
+});

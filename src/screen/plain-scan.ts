@@ -1,4 +1,5 @@
 import { PLAIN_SCAN_WASM } from './plain-scan-wasm.js';
+import { lazyWasm } from '../util/wasm-module.js';
 
 /**
  * Whether UTF-8 bytes are plain text for collapse.ts: printable characters,
@@ -29,17 +30,7 @@ export function plainBytes(data: Uint8Array): boolean {
 /** The module's memory: one 64 KiB page, which the bytes pass through a chunk at a time. */
 const CHUNK = 64 * 1024;
 
-interface Scanner {
-  scan(n: number): number;
-  window: Uint8Array;
-}
-
-let instance: Scanner | undefined;
-
-function scanner(): Scanner {
-  if (instance) return instance;
-  const module = new WebAssembly.Module(Buffer.from(PLAIN_SCAN_WASM, 'base64'));
-  const exports = new WebAssembly.Instance(module).exports as { scan(n: number): number; memory: WebAssembly.Memory };
-  instance = { scan: exports.scan, window: new Uint8Array(exports.memory.buffer, 0, CHUNK) };
-  return instance;
-}
+const scanner = lazyWasm(PLAIN_SCAN_WASM, (exports) => {
+  const e = exports as { scan(n: number): number; memory: WebAssembly.Memory };
+  return { scan: e.scan, window: new Uint8Array(e.memory.buffer, 0, CHUNK) };
+});
