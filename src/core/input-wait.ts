@@ -32,11 +32,18 @@ function baseName(comm: string): string {
   return comm.toLowerCase().replace(/[.-](?:basic|tiny|gtk3?|nox|athena|lucid|x11)$/, '');
 }
 
+/** The last name asked about: the foreground program is asked about at every deadline, and changes seldom. */
+let lastComm: string | null = null;
+let lastKind: 'editor' | 'pager' | undefined;
+
 /** An editor or a pager, by the foreground process's name (its /proc comm). */
 export function programKind(comm: string | null): 'editor' | 'pager' | undefined {
   if (!comm) return undefined;
+  if (comm === lastComm) return lastKind;
   const b = baseName(comm);
-  return EDITORS.has(b) ? 'editor' : PAGERS.has(b) ? 'pager' : undefined;
+  lastKind = EDITORS.has(b) ? 'editor' : PAGERS.has(b) ? 'pager' : undefined;
+  lastComm = comm;
+  return lastKind;
 }
 
 /**

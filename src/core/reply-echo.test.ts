@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { driveWatchdog } from '../../test/helpers/watchdog-harness.js';
 import { snapshotOf } from '../../test/helpers/snapshot.js';
-import { fingerprintRows } from './screen-snapshot.js';
-import { isTerminalReply, stripReplyEchoes, withoutReplyEchoes } from './reply-echo.js';
+import { fingerprintRows, type ScreenSnapshot } from './screen-snapshot.js';
+import { ReplyEchoFilter, isTerminalReply, stripReplyEchoes, withoutReplyEchoes } from './reply-echo.js';
 
 const Q = 'Continue? [y/N] ';
 
@@ -45,6 +45,25 @@ describe('replies echoed by the tty', () => {
   it('gives the same snapshot back when no row holds ^[', () => {
     const snap = snapshotOf(Q);
     expect(withoutReplyEchoes(snap)).toBe(snap);
+  });
+
+  it('filters a run of snapshots as withoutReplyEchoes does each alone, rows kept from the last one or not', () => {
+    const f = new ReplyEchoFilter();
+    const frames = ['⠋', '⠙', '⠹'];
+    const snaps: ScreenSnapshot[] = [];
+    const rows = ['$ ./ask', 'working ⠋', '', ''];
+    // One row at a time changes, as a spinner's look does: an echo comes on one row, goes, comes on another.
+    const steps: Array<[number, string]> = [[1, 'working ⠙'], [2, `${Q}^[[?1;2c`], [1, 'working ⠹'], [2, Q], [3, '^[[0n'], [3, ''], [0, 'press ^[ to leave']];
+    snaps.push(snap(rows));
+    for (const [y, row] of steps) {
+      rows[y] = row;
+      snaps.push(snap(rows));
+    }
+    snaps.push(snap(['a', `${Q}^[[?1;2c`]), snap(frames));
+    for (const s of snaps) expect(f.apply(s)).toEqual(withoutReplyEchoes(s));
+    expect(f.apply(snaps[2]!).rows[2]).toBe('Continue? [y/N]');
+    const plain = snaps.at(-1)!;
+    expect(f.apply(plain)).toBe(plain);
   });
 
   it('moves the cursor back over the echo on its row, keeping the fingerprint', () => {
@@ -97,3 +116,8 @@ describe('replies echoed by the tty', () => {
     }
   });
 });
+
+/** A snapshot of exactly these rows (a new array: each look's rows are). */
+function snap(rows: readonly string[]): ScreenSnapshot {
+  return { rows: [...rows], cols: 120, cursor: { x: 0, y: 0 }, alternate: false, fingerprint: fingerprintRows(rows) };
+}

@@ -80,6 +80,37 @@ export function withoutReplyEchoes(snap: ScreenSnapshot): ScreenSnapshot {
   return { ...snap, rows, cursor };
 }
 
+/**
+ * withoutReplyEchoes for the snapshots of one screen, one after the other:
+ * a row the last snapshot had (the same string) is not searched again. A
+ * spinner's look changes one row of forty.
+ */
+export class ReplyEchoFilter {
+  private rows: readonly string[] = [];
+  private echoes: boolean[] = [];
+  private count = 0;
+
+  apply(snap: ScreenSnapshot): ScreenSnapshot {
+    const rows = snap.rows;
+    if (rows !== this.rows) {
+      const same = rows.length === this.rows.length;
+      if (!same) {
+        this.echoes = new Array<boolean>(rows.length).fill(false);
+        this.count = 0;
+      }
+      for (let y = 0; y < rows.length; y++) {
+        if (same && rows[y] === this.rows[y]) continue;
+        const echo = rows[y]!.includes('^[');
+        if (echo === this.echoes[y]) continue;
+        this.echoes[y] = echo;
+        this.count += echo ? 1 : -1;
+      }
+      this.rows = rows;
+    }
+    return this.count === 0 ? snap : withoutReplyEchoes(snap);
+  }
+}
+
 /** Offset `at` of a line that starts on row `top`: a cursor just past a full row stays on it, in its last column, as xterm keeps it. */
 function placeOnLine(top: number, at: number, cols: number): { x: number; y: number } {
   const y = Math.floor(at / cols);

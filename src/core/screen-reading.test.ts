@@ -41,6 +41,24 @@ describe('ScreenReadings: prompts and dialogs of screens seen before', () => {
     expect(r.prompt(a, cursorAny)).toBeDefined();
   });
 
+  it('keeps screens that share a fingerprint side by side: each is read once however they alternate', () => {
+    const rules = [{ ...yn(), cursor: 'any' } as PromptRule];
+    const exec = vi.spyOn(rules[0]!.match, 'exec');
+    const r = new ScreenReadings();
+    const a = { ...snapshotOf('Continue? [y/N] ', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };
+    const b = { ...snapshotOf('all done', { cursor: { x: 0, y: 0 } }), fingerprint: 'same' };
+    const c = { ...a, cursor: { x: 3, y: 0 } };
+    const round = () => {
+      expect(r.prompt({ ...a }, rules)).toBeDefined();
+      expect(r.prompt({ ...b }, rules)).toBeUndefined();
+      expect(r.prompt({ ...c }, rules)).toBeDefined();
+      return exec.mock.calls.length;
+    };
+    const first = round();
+    expect(first).toBeGreaterThanOrEqual(3);
+    expect([round(), round()]).toEqual([first, first]);
+  });
+
   it('reads again under new rules (a reload), and keeps prompts and questions apart', () => {
     const r = new ScreenReadings();
     const snap = snapshotOf('Continue? [y/N] ');

@@ -31,15 +31,23 @@ const COST_PER_READING = 64;
 
 interface Reading {
   readonly rows: readonly string[];
+  readonly x: number;
+  readonly y: number;
   readonly cost: number;
+  /** When it was last read (a count of reads): the least recently read goes first. */
+  used: number;
   /** By rule list: the prompts and the watch modes while the screen moves, the questions once it is quiet. */
   readonly prompts: Map<readonly PromptRule[], PromptMatch | undefined>;
   dialog?: { readonly match: DialogMatch | undefined };
 }
 
 export class ScreenReadings {
-  private readonly readings = new Map<string, Reading>();
-  private last: { snap: ScreenSnapshot; reading: Reading } | undefined;
+  /** By fingerprint: screens with one fingerprint (the cursor elsewhere, or a collision) share a list. */
+  private readonly readings = new Map<string, Reading[]>();
+  private size = 0;
+  private reads = 0;
+  private lastSnap: ScreenSnapshot | undefined;
+  private lastReading: Reading | undefined;
   private cost = 0;
 
   /** The riskiest prompt rule matching the bottom of the screen (matchPrompt). */
@@ -66,34 +74,54 @@ export class ScreenReadings {
   }
 
   private reading(snap: ScreenSnapshot): Reading {
-    if (this.last?.snap === snap) return this.last.reading;
-    const key = `${snap.fingerprint}:${snap.cursor.x}:${snap.cursor.y}`;
-    const found = this.readings.get(key);
-    // Re-inserted last: the Map's order is the least recently read first.
-    if (found) this.readings.delete(key);
-    const r = found && sameRows(found.rows, snap.rows) ? found : this.fresh(snap);
-    if (found && r !== found) this.cost -= found.cost;
-    this.readings.set(key, r);
-    if (this.readings.size > MAX_READINGS || this.cost > BUDGET_CHARS) this.evict();
-    this.last = { snap, reading: r };
+    if (this.lastSnap === snap) return this.lastReading!;
+    const { x, y } = snap.cursor;
+    const list = this.readings.get(snap.fingerprint);
+    let r: Reading | undefined;
+    for (let i = 0; list && i < list.length && !r; i++) {
+      const o = list[i]!;
+      if (o.x === x && o.y === y && sameRows(o.rows, snap.rows)) r = o;
+    }
+    if (!r) {
+      r = this.fresh(snap);
+      if (list) list.push(r);
+      else this.readings.set(snap.fingerprint, [r]);
+      this.size++;
+    }
+    r.used = ++this.reads;
+    if (this.size > MAX_READINGS || this.cost > BUDGET_CHARS) this.evict();
+    this.lastSnap = snap;
+    this.lastReading = r;
     return r;
   }
 
-  /** The least recently read go first (Map order), until within bounds. */
+  /** The least recently read go first, until within bounds: a scan, paid only by a screen not read before. */
   private evict(): void {
-    for (const [k, old] of this.readings) {
-      if (this.readings.size <= MAX_READINGS && this.cost <= BUDGET_CHARS) break;
-      this.readings.delete(k);
-      this.cost -= old.cost;
+    while (this.size > MAX_READINGS || this.cost > BUDGET_CHARS) {
+      let oldest: Reading | undefined;
+      let key = '';
+      for (const [k, list] of this.readings) {
+        for (const r of list) {
+          if (oldest && r.used >= oldest.used) continue;
+          oldest = r;
+          key = k;
+        }
+      }
+      if (!oldest) return;
+      const list = this.readings.get(key)!;
+      list.splice(list.indexOf(oldest), 1);
+      if (list.length === 0) this.readings.delete(key);
+      this.size--;
+      this.cost -= oldest.cost;
     }
   }
 
   private fresh(snap: ScreenSnapshot): Reading {
-    const before = this.last?.reading.rows ?? [];
+    const before = this.lastReading?.rows ?? [];
     let cost = COST_PER_READING;
     for (let y = 0; y < snap.rows.length; y++) if (snap.rows[y] !== before[y]) cost += snap.rows[y]!.length;
     this.cost += cost;
-    return { rows: snap.rows, cost, prompts: new Map() };
+    return { rows: snap.rows, x: snap.cursor.x, y: snap.cursor.y, cost, used: 0, prompts: new Map() };
   }
 }
 

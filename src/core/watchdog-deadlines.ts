@@ -43,24 +43,21 @@ export class Deadlines {
   next(): number | undefined {
     const { v, asks, config, progress } = this.w;
     if (v.state === 'done' || v.state === 'queued') return undefined;
-    const now = this.clock.now();
+    // Asked several times for every event a drill replays: no list is built.
+    const soonest = new Soonest(this.clock.now());
     const { candidate, dialog } = asks;
-    const due: number[] = [];
-    if (candidate && !v.blockedOn(candidate.key)) due.push(candidate.since + this.settleFor(candidate));
-    if (dialog && !v.blockedOn(dialog.key)) due.push(dialog.since + config.settleMs);
-    if (asks.parked && v.state === 'running') due.push(this.parkedDue(asks.parked));
-    if (this.w.answers.due !== undefined) due.push(this.w.answers.due);
-    const waitDue = this.waitDue();
-    if (waitDue !== undefined) due.push(waitDue);
-    const agentDue = v.state === 'running' && !candidate ? this.w.agent.deadline(progress.stillness(config.settleMs)) : undefined;
-    if (agentDue !== undefined) due.push(agentDue);
+    if (candidate && !v.blockedOn(candidate.key)) soonest.add(candidate.since + this.settleFor(candidate));
+    if (dialog && !v.blockedOn(dialog.key)) soonest.add(dialog.since + config.settleMs);
+    if (asks.parked && v.state === 'running') soonest.add(this.parkedDue(asks.parked));
+    soonest.add(this.w.answers.due);
+    soonest.add(this.waitDue());
+    if (v.state === 'running' && !candidate) soonest.add(this.w.agent.deadline(progress.stillness(config.settleMs)));
     if (v.state === 'running') {
       const quietDue = progress.lastNewScreen + config.screenQuietMs;
-      due.push(quietDue);
-      if (!progress.somethingMoves()) due.push(Math.max(quietDue, this.hangDeadline()));
+      soonest.add(quietDue);
+      if (!progress.somethingMoves()) soonest.add(Math.max(quietDue, this.hangDeadline()));
     }
-    const future = due.filter((d) => d > now);
-    return future.length ? Math.min(...future) : undefined;
+    return soonest.at;
   }
 
   /**
@@ -89,5 +86,14 @@ export class Deadlines {
 
   hangDeadline(): number {
     return this.w.progress.lastProgress() + this.w.config.toolGapMs;
+  }
+}
+
+/** The earliest of the times added that is still to come (after `now`). */
+class Soonest {
+  at: number | undefined;
+  constructor(private readonly now: number) {}
+  add(t: number | undefined): void {
+    if (t !== undefined && t > this.now && (this.at === undefined || t < this.at)) this.at = t;
   }
 }

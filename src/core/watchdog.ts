@@ -6,7 +6,7 @@
  */
 import type { Clock } from './clock.js';
 import { bottomText, type ScreenSnapshot } from './screen-snapshot.js';
-import { withoutReplyEchoes } from './reply-echo.js';
+import { ReplyEchoFilter } from './reply-echo.js';
 import type { Reason, TaskState, Transition } from './task-state.js';
 import { NO_RESPONDER } from './actions.js';
 import { Progress } from './progress.js';
@@ -26,6 +26,7 @@ export class Watchdog {
   private readonly v: Verdicts;
   private readonly progress = new Progress();
   private readonly asks = new ScreenAsks();
+  private readonly echoes = new ReplyEchoFilter();
   private readonly answers: AnswerCheck;
   private readonly seen: Seen = { screen: undefined, foreground: null, foregroundFile: undefined, ttyMode: undefined };
   /** What the agent said about itself (agent-wait.ts). */
@@ -165,7 +166,7 @@ export class Watchdog {
 
   private onScreen(seen: ScreenSnapshot, now: number): void {
     // A terminal's reply echoed after a question must not hide it from the rules.
-    const snap = withoutReplyEchoes(seen);
+    const snap = this.echoes.apply(seen);
     const changed = snap.fingerprint !== this.seen.screen?.fingerprint;
     this.seen.screen = snap;
     const resuming = this.v.episode?.resuming === true;

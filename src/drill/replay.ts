@@ -143,12 +143,13 @@ class SampledFeed {
   }
 
   /** Looks if a look is due by `t` (a promise then); what waits is parsed first when only a scrolled page would put the look off. */
-  private lookIfDue(t: number, deadline = this.wd.nextDeadline()): Promise<void> | undefined {
+  private lookIfDue(t: number, deadline?: number): Promise<void> | undefined {
     if (t < this.lastSeen + SCREEN_SAMPLE_MS) return undefined;
     if (!this.scrolledPage) {
       const parsing = this.parse();
       return parsing ? parsing.then(() => this.lookIfParsedDue(t)) : this.lookIfParsedDue(t);
     }
+    deadline ??= this.wd.nextDeadline();
     return t >= nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: true, deadline }) ? this.flush() : undefined;
   }
 

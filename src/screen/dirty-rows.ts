@@ -17,6 +17,8 @@ export class DirtyRows {
   private to = -1;
   private all = true;
   private readonly supported: boolean;
+  /** take()'s answer, reused: a snapshot is taken at every look. */
+  private readonly range: [number, number] = [0, -1];
 
   constructor(term: Terminal) {
     const source = (term as unknown as { _core?: { _inputHandler?: RefreshSource } })._core?._inputHandler;
@@ -34,9 +36,12 @@ export class DirtyRows {
     this.all = true;
   }
 
-  /** The rows to read again, inclusive, or 'all', or null for none; then starts afresh. */
+  /** The rows to read again, inclusive (good until the next take), or 'all', or null for none; then starts afresh. */
   take(): 'all' | readonly [number, number] | null {
-    const out = !this.supported || this.all ? 'all' : this.to < 0 ? null : ([this.from, this.to] as const);
+    const range = this.range;
+    range[0] = this.from;
+    range[1] = this.to;
+    const out = !this.supported || this.all ? 'all' : this.to < 0 ? null : range;
     this.all = false;
     this.from = Infinity;
     this.to = -1;

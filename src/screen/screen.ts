@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { IBuffer, Terminal } from '@xterm/headless';
+import type { Terminal } from '@xterm/headless';
 import { fingerprintRows, lastNonBlankRow, rowHash, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { rowStyle, trimSpaces } from './row-read.js';
 import { InputError } from '../util/errors.js';
@@ -54,13 +54,10 @@ export class Screen {
   private disposed = false;
   private serializer: InstanceType<typeof serializeAddon.SerializeAddon> | undefined;
   private readonly dirty: DirtyRows;
-  /** The rows the last snapshot read, and where they were read from (buffer, page, size). */
-  private lastRows: readonly string[] = [];
-  private lastHashes: readonly number[] = [];
-  /** The last snapshot's row styles, filled as they are asked for (undefined: not read). */
-  private lastStyles: ReadonlyArray<string | null | undefined> = [];
-  private lastFingerprint = '';
-  private lastPlace = '';
+  /** What the last snapshot read, and where it read it from (buffer, page, width; its rows give the height). */
+  private last: LastRead = { rows: [], styles: [], fingerprint: '', alternate: false, baseY: -1, cols: 0 };
+  /** The hashes of the last snapshot's rows. */
+  private hashes: number[] = [];
   private scrolled = 0;
 
   /** `piece`: the most of a write xterm gets at once, and so the most parsed in one go (a drill's whole write, or LIVE_PIECE). */
@@ -88,11 +85,6 @@ export class Screen {
   /** Whether a whole page (the screen's height) has scrolled up since `mark` (an earlier scrolledLines). */
   pageScrolledSince(mark: number): boolean {
     return this.scrolled - mark >= this.term.rows;
-  }
-
-  /** Which page of which buffer, at which size: rows kept from the last snapshot hold only on the same one. */
-  private place(buf: IBuffer): string {
-    return `${buf.type}:${buf.baseY}:${this.term.cols}x${this.term.rows}`;
   }
 
   /**
@@ -201,26 +193,27 @@ export class Screen {
     const height = this.term.rows;
     // baseY is the top of the bottom page; viewportY would follow a scrolled view.
     const baseY = buf.baseY;
+    const alternate = buf.type === 'alternate';
     // Rows xterm did not mark for a redraw are as the last snapshot read them (text and style), if it read the same page.
-    const place = this.place(buf);
+    const last = this.last;
     const dirty = this.dirty.take();
-    const same = place === this.lastPlace && dirty !== 'all' && this.lastRows.length === height;
+    const same = dirty !== 'all' && last.alternate === alternate && last.baseY === baseY && last.cols === cols && last.rows.length === height;
     // Copied whole, then the dirty rows read: a spinner's look reads one row of forty.
-    const rows = same ? this.lastRows.slice() : new Array<string>(height);
-    const hashes = same ? this.lastHashes.slice() : new Array<number>(height);
-    const styles = same ? this.lastStyles.slice() : new Array<string | null | undefined>(height);
-    const [from, to] = !same ? [0, height - 1] : dirty === null ? [0, -1] : [Math.max(0, dirty[0]), Math.min(height - 1, dirty[1])];
+    const rows = same ? last.rows.slice() : new Array<string>(height);
+    const styles = same ? last.styles.slice() : new Array<string | null | undefined>(height);
+    // The rows' hashes are the screen's own (no snapshot holds them): kept and updated in place.
+    if (!same) this.hashes = new Array<number>(height);
+    const hashes = this.hashes;
+    const from = !same ? 0 : dirty === null ? 0 : Math.max(0, dirty[0]);
+    const to = !same ? height - 1 : dirty === null ? -1 : Math.min(height - 1, dirty[1]);
     for (let y = from; y <= to; y++) {
-      rows[y] = trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
-      hashes[y] = rowHash(rows[y]!);
+      const row = trimSpaces(buf.getLine(baseY + y)?.translateToString(true) ?? '');
+      rows[y] = row;
+      hashes[y] = rowHash(row);
       styles[y] = undefined;
     }
-    const fingerprint = same && dirty === null ? this.lastFingerprint : fingerprintRows(rows, hashes);
-    this.lastRows = rows;
-    this.lastHashes = hashes;
-    this.lastStyles = styles;
-    this.lastFingerprint = fingerprint;
-    this.lastPlace = place;
+    const fingerprint = same && from > to ? last.fingerprint : fingerprintRows(rows, hashes);
+    this.last = { rows, styles, fingerprint, alternate, baseY, cols };
     const generation = this.generation;
     // A spinner redraws one row: the rows above keep the style read on an earlier look (a dialog check reads up to 24).
     const styleOf = (y: number): string | null => {
@@ -236,7 +229,7 @@ export class Screen {
       cols,
       // cursorX reaches `cols` while a wrap is pending after the last column.
       cursor: { x: Math.min(buf.cursorX, cols - 1), y: buf.cursorY },
-      alternate: buf.type === 'alternate',
+      alternate,
       fingerprint,
       styleOf,
     };
@@ -294,6 +287,16 @@ export class Screen {
     this.snapshot();
     this.term.dispose();
   }
+}
+
+interface LastRead {
+  readonly rows: readonly string[];
+  /** Filled as they are asked for (undefined: not read). */
+  readonly styles: ReadonlyArray<string | null | undefined>;
+  readonly fingerprint: string;
+  readonly alternate: boolean;
+  readonly baseY: number;
+  readonly cols: number;
 }
 
 /** The few xterm internals canCollapse reads. */
