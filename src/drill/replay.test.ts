@@ -25,20 +25,24 @@ function castOf(chunk: (i: number) => string): Cast {
 }
 
 const lines = (i: number) => Array.from({ length: 5 }, (_, k) => `build step ${i * 5 + k} compiled module ${k}\r\n`).join('');
+/** A line every 10 ms: ten a sample, far less than the 24-row page. */
+const logLine = (i: number) => `request ${i} served in ${i % 97} ms\r\n`;
 const bar = (i: number) => `\r[${'#'.repeat(i % 50).padEnd(50, '.')}] ${i}`;
 
 const blockedAt = (r: Awaited<ReturnType<typeof replayCast>>) => r.transitions.find((t) => t.to === 'blocked');
 
 describe('replay looks at the screen as a live job does', () => {
-  it('looks at a scrolling flood about once per SCROLL_LOOK_MS, and still sees the question at its pause', async () => {
+  it('looks at output that scrolls about once per SCROLL_LOOK_MS, a page at a time or a line, and still sees the question at its pause', async () => {
     const scroll = await replayCast(castOf(lines), shippedRules as never, DEFAULT_WATCHDOG);
+    const slowScroll = await replayCast(castOf(logLine), shippedRules as never, DEFAULT_WATCHDOG);
     const inPlace = await replayCast(castOf(bar), shippedRules as never, DEFAULT_WATCHDOG);
-    // 50 lines per 100 ms scroll the 24-row page away between two looks.
-    expect(scroll.looks).toBeLessThanOrEqual((SECONDS * 1_000) / SCROLL_LOOK_MS + 5);
+    // 50 lines per 100 ms scroll the 24-row page away between two looks; 10 lines scroll it too, a part of it.
+    for (const r of [scroll, slowScroll]) expect(r.looks).toBeLessThanOrEqual((SECONDS * 1_000) / SCROLL_LOOK_MS + 5);
     // A line redrawn in place scrolls nothing: a look every 100 ms, as ever.
     expect(inPlace.looks).toBeGreaterThanOrEqual(SECONDS * 10 - 5);
-    for (const r of [scroll, inPlace]) expect(blockedAt(r)).toMatchObject({ reason: { code: 'prompt' } });
+    for (const r of [scroll, slowScroll, inPlace]) expect(blockedAt(r)).toMatchObject({ reason: { code: 'prompt' } });
     expect(blockedAt(scroll)!.t).toBe(blockedAt(inPlace)!.t);
+    expect(blockedAt(slowScroll)!.t).toBe(blockedAt(inPlace)!.t);
   });
 });
 

@@ -88,8 +88,8 @@ class SampledFeed {
   private lastOutput = -Infinity;
   /** The screen's scrolledLines at the last look. */
   private scrollAtLook = 0;
-  /** A page scrolled since the last look (known once output was parsed to find out). */
-  private scrolledPage = false;
+  /** Output scrolled the screen since the last look (known once output was parsed to find out). */
+  private scrolled = false;
   private pending = false;
   private unparsed: string[] = [];
   private unparsedLength = 0;
@@ -136,26 +136,26 @@ class SampledFeed {
     this.pending = false;
     this.lastSeen = this.clock.now();
     this.scrollAtLook = this.screen.scrolledLines;
-    this.scrolledPage = false;
+    this.scrolled = false;
     this.looks++;
     this.wd.observe({ kind: 'screen', snapshot: this.screen.snapshot() });
     return undefined;
   }
 
-  /** Looks if a look is due by `t` (a promise then); what waits is parsed first when only a scrolled page would put the look off. */
+  /** Looks if a look is due by `t` (a promise then); what waits is parsed first when only a scroll would put the look off. */
   private lookIfDue(t: number, deadline?: number): Promise<void> | undefined {
     if (t < this.lastSeen + SCREEN_SAMPLE_MS) return undefined;
-    if (!this.scrolledPage) {
+    if (!this.scrolled) {
       const parsing = this.parse();
       return parsing ? parsing.then(() => this.lookIfParsedDue(t)) : this.lookIfParsedDue(t);
     }
     deadline ??= this.wd.nextDeadline();
-    return t >= nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: true, deadline }) ? this.flush() : undefined;
+    return t >= nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolled: true, deadline }) ? this.flush() : undefined;
   }
 
   private lookIfParsedDue(t: number): Promise<void> | undefined {
-    this.scrolledPage = this.screen.pageScrolledSince(this.scrollAtLook);
-    const due = nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.wd.nextDeadline() });
+    this.scrolled = this.screen.scrolledSince(this.scrollAtLook);
+    const due = nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolled: this.scrolled, deadline: this.wd.nextDeadline() });
     return t >= due ? this.flush() : undefined;
   }
 

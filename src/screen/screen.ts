@@ -77,14 +77,14 @@ export class Screen {
     this.term.onScroll(() => void this.scrolled++);
   }
 
-  /** Lines scrolled up since the screen was made (xterm's scroll events): a mark for pageScrolledSince. */
+  /** Lines scrolled up since the screen was made (xterm's scroll events): a mark for scrolledSince. */
   get scrolledLines(): number {
     return this.scrolled;
   }
 
-  /** Whether a whole page (the screen's height) has scrolled up since `mark` (an earlier scrolledLines). */
-  pageScrolledSince(mark: number): boolean {
-    return this.scrolled - mark >= this.term.rows;
+  /** Whether a line has scrolled up since `mark` (an earlier scrolledLines). */
+  scrolledSince(mark: number): boolean {
+    return this.scrolled !== mark;
   }
 
   /**

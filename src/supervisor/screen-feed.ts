@@ -2,7 +2,7 @@
  * Feeds PTY output into the job's Screen and shows the watchdog a snapshot
  * once xterm has parsed it, when nextLook (src/core/screen-looks) says a look
  * is due: every SCREEN_SAMPLE_MS while output streams, every SCROLL_LOOK_MS
- * while whole pages scroll by, and at the end of a burst (a trailing timer),
+ * while output scrolls by, and at the end of a burst (a trailing timer),
  * as drills do.
  *
  * Output waits, unparsed, for the moment the screen is next looked at: the
@@ -42,8 +42,8 @@ export class ScreenFeed {
   private lastOutput = -Infinity;
   /** The screen's scrolledLines at the last look. */
   private scrollAtLook = 0;
-  /** A page scrolled since the last look: known once what came was parsed. */
-  private scrolledPage = false;
+  /** Output scrolled the screen since the last look: known once what came was parsed. */
+  private scrolled = false;
   private readonly unparsed = new HeldBytes();
   private trailing: NodeJS.Timeout | undefined;
   /** A parse is in flight and its look will follow. */
@@ -124,7 +124,7 @@ export class ScreenFeed {
   }
 
   private due(): number {
-    return nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolledPage: this.scrolledPage, deadline: this.deadline() });
+    return nextLook({ lastLook: this.lastSeen, lastOutput: this.lastOutput, scrolled: this.scrolled, deadline: this.deadline() });
   }
 
   /** Samples now if a look is due, else once it is (one timer, moved on when it fires early). */
@@ -180,11 +180,11 @@ export class ScreenFeed {
     this.last = this.last.then(() => written);
   }
 
-  /** Shows the parsed screen unless what was parsed scrolled a page by and the look can wait (a forced look never waits). */
+  /** Shows the parsed screen unless what was parsed scrolled the screen and the look can wait (a forced look never waits). */
   private lookIfDue(asked: number): void {
     if (!this.pendingShow) return;
-    this.scrolledPage ||= this.screen.pageScrolledSince(this.scrollAtLook);
-    if (this.forced || !this.scrolledPage || this.due() <= asked) {
+    this.scrolled ||= this.screen.scrolledSince(this.scrollAtLook);
+    if (this.forced || !this.scrolled || this.due() <= asked) {
       this.lastSeen = asked;
       this.show();
     }
@@ -222,7 +222,7 @@ export class ScreenFeed {
     this.pendingShow = false;
     this.forced = false;
     this.scrollAtLook = this.screen.scrolledLines;
-    this.scrolledPage = false;
+    this.scrolled = false;
     this.onSnapshot(this.screen.snapshot());
   }
 }
