@@ -33,9 +33,8 @@ interface Reading {
   readonly rows: readonly string[];
   readonly x: number;
   readonly y: number;
+  readonly fingerprint: string;
   readonly cost: number;
-  /** When it was last read (a count of reads): the least recently read goes first. */
-  used: number;
   /** By rule list: the prompts and the watch modes while the screen moves, the questions once it is quiet. */
   readonly prompts: Map<readonly PromptRule[], PromptMatch | undefined>;
   dialog?: { readonly match: DialogMatch | undefined };
@@ -44,8 +43,8 @@ interface Reading {
 export class ScreenReadings {
   /** By fingerprint: screens with one fingerprint (the cursor elsewhere, or a collision) share a list. */
   private readonly readings = new Map<string, Reading[]>();
-  private size = 0;
-  private reads = 0;
+  /** Every reading kept, the least recently read first. */
+  private readonly recent = new Set<Reading>();
   private lastSnap: ScreenSnapshot | undefined;
   private lastReading: Reading | undefined;
   private cost = 0;
@@ -86,33 +85,26 @@ export class ScreenReadings {
       r = this.fresh(snap);
       if (list) list.push(r);
       else this.readings.set(snap.fingerprint, [r]);
-      this.size++;
     }
-    r.used = ++this.reads;
-    if (this.size > MAX_READINGS || this.cost > BUDGET_CHARS) this.evict();
+    // Re-inserted last: the set's order is the least recently read first.
+    this.recent.delete(r);
+    this.recent.add(r);
+    if (this.recent.size > MAX_READINGS || this.cost > BUDGET_CHARS) this.evict();
     this.lastSnap = snap;
     this.lastReading = r;
     return r;
   }
 
-  /** The least recently read go first, until within bounds: a scan, paid only by a screen not read before. */
+  /** The least recently read go first, until within bounds. */
   private evict(): void {
-    while (this.size > MAX_READINGS || this.cost > BUDGET_CHARS) {
-      let oldest: Reading | undefined;
-      let key = '';
-      for (const [k, list] of this.readings) {
-        for (const r of list) {
-          if (oldest && r.used >= oldest.used) continue;
-          oldest = r;
-          key = k;
-        }
-      }
-      if (!oldest) return;
-      const list = this.readings.get(key)!;
-      list.splice(list.indexOf(oldest), 1);
-      if (list.length === 0) this.readings.delete(key);
-      this.size--;
-      this.cost -= oldest.cost;
+    for (const old of this.recent) {
+      if (this.recent.size <= MAX_READINGS && this.cost <= BUDGET_CHARS) break;
+      this.recent.delete(old);
+      this.cost -= old.cost;
+      const fingerprint = old.fingerprint;
+      const list = this.readings.get(fingerprint)!;
+      list.splice(list.indexOf(old), 1);
+      if (list.length === 0) this.readings.delete(fingerprint);
     }
   }
 
@@ -121,7 +113,7 @@ export class ScreenReadings {
     let cost = COST_PER_READING;
     for (let y = 0; y < snap.rows.length; y++) if (snap.rows[y] !== before[y]) cost += snap.rows[y]!.length;
     this.cost += cost;
-    return { rows: snap.rows, x: snap.cursor.x, y: snap.cursor.y, cost, used: 0, prompts: new Map() };
+    return { rows: snap.rows, x: snap.cursor.x, y: snap.cursor.y, fingerprint: snap.fingerprint, cost, prompts: new Map() };
   }
 }
 
