@@ -51,11 +51,25 @@ export function rowHash(row: string): number {
  * `hashes` are the rows' rowHash values when the caller kept them.
  */
 export function fingerprintRows(rows: readonly string[], hashes?: readonly number[]): string {
-  let h = 0x811c9dc5;
-  for (let y = 0; y < rows.length; y++) {
-    h = Math.imul(h ^ (hashes?.[y] ?? rowHash(rows[y]!)), 0x01000193);
-    h ^= h >>> 15;
-  }
+  let h = FOLD_START;
+  for (let y = 0; y < rows.length; y++) h = foldRow(h, hashes?.[y] ?? rowHash(rows[y]!));
+  return fingerprintOf(h);
+}
+
+/** fingerprintRows's fold before any row. */
+export const FOLD_START = 0x811c9dc5;
+
+/**
+ * One row's hash folded in: a caller that keeps the fold after each row
+ * (the screen does) folds again only from the first row that changed.
+ */
+export function foldRow(h: number, hash: number): number {
+  const m = Math.imul(h ^ hash, 0x01000193);
+  return m ^ (m >>> 15);
+}
+
+/** The fingerprint of a fold over every row. */
+export function fingerprintOf(h: number): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 

@@ -1,6 +1,7 @@
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../test/helpers/rng.js';
+import { fingerprintRows } from '../core/screen-snapshot.js';
 import { rowStyle } from './row-read.js';
 import { Screen } from './screen.js';
 
@@ -82,6 +83,8 @@ async function session(seed: number, prefill: string): Promise<void> {
       const snap = screen.snapshot();
       const rows = rowsOf(ref);
       expect(snap.rows, `seed ${seed} step ${step} after ${JSON.stringify(data)}`).toEqual(rows);
+      // The fingerprint, folded again only from the first row read, is the one of all the rows.
+      expect(snap.fingerprint, `fingerprint, seed ${seed} step ${step}`).toBe(fingerprintRows(rows));
       // Some rows' styles are read, some not, as a dialog check reads them: those not read must not be taken on as read.
       if (r() < 0.5) expect(rows.map((_, y) => snap.styleOf!(y)), `styles, seed ${seed} step ${step}`).toEqual(stylesOf(ref, rows));
       else if (r() < 0.5) snap.styleOf!(Math.floor(r() * rows.length));
@@ -92,7 +95,7 @@ async function session(seed: number, prefill: string): Promise<void> {
 }
 
 describe('Screen snapshots read only the rows xterm marked', () => {
-  it.each([1, 2, 3, 4, 5, 6, 7, 8])('match a full read (text and style) after every step of a random session (seed %i)', async (seed) => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('match a full read (text, style and fingerprint) after every step of a random session (seed %i)', async (seed) => {
     await session(seed, '');
   });
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Terminal } from '@xterm/headless';
-import { fingerprintRows, lastNonBlankRow, rowHash, type ScreenSnapshot } from '../core/screen-snapshot.js';
+import { FOLD_START, fingerprintOf, foldRow, lastNonBlankRow, rowHash, type ScreenSnapshot } from '../core/screen-snapshot.js';
 import { rowStyle, trimSpaces } from './row-read.js';
 import { InputError } from '../util/errors.js';
 import { collapseScrolled, linesToKeep, type Flood } from './collapse.js';
@@ -56,8 +56,9 @@ export class Screen {
   private readonly dirty: DirtyRows;
   /** What the last snapshot read, and where it read it from (buffer, page, width; its rows give the height). */
   private last: LastRead = { rows: [], styles: [], fingerprint: '', alternate: false, baseY: -1, cols: 0 };
-  /** The hashes of the last snapshot's rows. */
+  /** The hashes of the last snapshot's rows, and fingerprintRows's fold after each of them. */
   private hashes: number[] = [];
+  private folds: number[] = [];
   private scrolled = 0;
 
   /** `piece`: the most of a write xterm gets at once, and so the most parsed in one go (a drill's whole write, or LIVE_PIECE). */
@@ -201,9 +202,9 @@ export class Screen {
     // Copied whole, then the dirty rows read: a spinner's look reads one row of forty.
     const rows = same ? last.rows.slice() : new Array<string>(height);
     const styles = same ? last.styles.slice() : new Array<string | null | undefined>(height);
-    // The rows' hashes are the screen's own (no snapshot holds them): kept and updated in place.
-    if (!same) this.hashes = new Array<number>(height);
-    const hashes = this.hashes;
+    // The rows' hashes, and the fingerprint's fold after each row, are the screen's own (no snapshot holds them).
+    if (!same) [this.hashes, this.folds] = [new Array<number>(height), new Array<number>(height)];
+    const { hashes, folds } = this;
     const from = !same ? 0 : dirty === null ? 0 : Math.max(0, dirty[0]);
     const to = !same ? height - 1 : dirty === null ? -1 : Math.min(height - 1, dirty[1]);
     for (let y = from; y <= to; y++) {
@@ -212,7 +213,13 @@ export class Screen {
       hashes[y] = rowHash(row);
       styles[y] = undefined;
     }
-    const fingerprint = same && from > to ? last.fingerprint : fingerprintRows(rows, hashes);
+    let fingerprint = last.fingerprint;
+    if (!same || from <= to) {
+      // Folded again from the first row read: a spinner on the bottom row folds one.
+      let h = from === 0 ? FOLD_START : folds[from - 1]!;
+      for (let y = from; y < height; y++) folds[y] = h = foldRow(h, hashes[y]!);
+      fingerprint = fingerprintOf(h);
+    }
     this.last = { rows, styles, fingerprint, alternate, baseY, cols };
     const generation = this.generation;
     // A spinner redraws one row: the rows above keep the style read on an earlier look (a dialog check reads up to 24).
