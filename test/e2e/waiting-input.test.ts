@@ -7,7 +7,7 @@
  * Needs a build first (npm run build).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,10 +82,14 @@ describe('waiting seen by the process and the terminal', () => {
     const port = await freePort();
     const key = join(tempDir(), 'host_ed25519');
     spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    // Debian's sshd refuses to start without its privilege separation folder, which only its service (never started here) makes.
+    if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
     // Debian's sshd, as root, on the loopback only, with no config file but its host key.
-    const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', '/dev/null', '-h', key, '-p', String(port), '-o', 'ListenAddress=127.0.0.1', '-o', 'PidFile=none'], { stdio: 'ignore' });
+    const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', '/dev/null', '-h', key, '-p', String(port), '-o', 'ListenAddress=127.0.0.1', '-o', 'PidFile=none'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    sshd.stderr!.on('data', (d: Buffer) => (said += d.toString()));
     try {
-      await until(() => canConnect(port), 10_000, 'sshd listening');
+      await until(() => canConnect(port), 10_000, () => `sshd listening on ${port}; it ${sshd.exitCode === null ? 'runs' : `exited ${sshd.exitCode}`} and said: ${said.trim() || 'nothing'}`);
       const r = await blockedOn(['ssh', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=ask', '-p', String(port), 'nobody@127.0.0.1', 'true']);
       expect(r.blocked).toMatchObject({ class: 'trust' });
       expect(String(r.action.prompt)).toContain('continue connecting');
