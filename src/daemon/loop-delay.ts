@@ -3,15 +3,17 @@
  * control socket and the pager share it, so its worst delay is how long any
  * of them can be kept waiting. Reported by `status`.
  *
- * The histogram's 10 ms timer wakes the process 100 times a second: that
- * alone was 0.5 % of a core, more than a hundred idle jobs cost. So it
- * watches only while the loop works: it stops after IDLE_CHECKS seconds in
- * a row under STOP_UTILIZATION of event-loop use, and starts again within a
- * second of use over START_UTILIZATION (output, a command, a page). The
- * histogram's own timer is about 1 % of the loop's time, so with one
- * threshold watching kept itself going; and a hundred idle jobs' checks,
- * falling on one beat, reach 1.1 % in some seconds. What it cannot see: a
- * stall while it sleeps (it wakes on the use that stall adds, after it).
+ * The histogram's 10 ms timer wakes the process 100 times a second, which
+ * alone costs more than a hundred idle jobs. So it watches only while the
+ * loop works: it stops after IDLE_CHECKS seconds in a row under
+ * STOP_UTILIZATION of event-loop use, and starts again after BUSY_CHECKS
+ * seconds in a row over START_UTILIZATION (output, a command, a page). The
+ * histogram's own timer takes a share of the loop's time, so with one
+ * threshold watching kept itself going; and a hundred idle jobs' process
+ * checks fall on one beat: on a slow machine that one second in thirty
+ * passed the start threshold, and each such second kept the histogram on
+ * for ten more. What it cannot see: a stall while it sleeps (it wakes on
+ * the use that stall adds, after it).
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import { sharedBeat, type Beat, type BeatTask } from '../util/beat.js';
@@ -34,6 +36,8 @@ const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 const STOP_UTILIZATION = 0.03;
 const START_UTILIZATION = 0.02;
 const IDLE_CHECKS = 10;
+/** Busy seconds in a row that start it: one alone is a beat (a hundred idle jobs' checks falling on it), not work. */
+const BUSY_CHECKS = 2;
 
 export interface LoopDelayOptions {
   beat?: Beat;
@@ -50,6 +54,7 @@ export class LoopDelay {
   private earlier: Spell[] = [];
   private since = Date.now();
   private idleChecks = 0;
+  private busyChecks = 0;
   private on = false;
   private readonly check: BeatTask;
 
@@ -59,8 +64,13 @@ export class LoopDelay {
     const every = o.checkMs ?? 1_000;
     this.check = (o.beat ?? sharedBeat).every(every, () => {
       const use = utilization();
-      this.idleChecks = use < (this.on ? STOP_UTILIZATION : START_UTILIZATION) ? this.idleChecks + 1 : 0;
-      this.watch(this.idleChecks < IDLE_CHECKS);
+      if (this.on) {
+        this.idleChecks = use < STOP_UTILIZATION ? this.idleChecks + 1 : 0;
+        if (this.idleChecks >= IDLE_CHECKS) this.watch(false);
+      } else {
+        this.busyChecks = use >= START_UTILIZATION ? this.busyChecks + 1 : 0;
+        if (this.busyChecks >= BUSY_CHECKS) this.watch(true);
+      }
       return every;
     });
   }
@@ -73,6 +83,8 @@ export class LoopDelay {
   private watch(on: boolean): void {
     if (on === this.on) return;
     this.on = on;
+    this.idleChecks = 0;
+    this.busyChecks = 0;
     if (on) {
       this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
       this.histogram.enable();
