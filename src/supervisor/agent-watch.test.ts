@@ -10,12 +10,15 @@ import { AgentWatch, type AgentWatchEvents, type AgentWatchJob } from './agent-w
 
 /** Every snapshot reads the tree at once but answers late, as a slow `git status` in a big tree would. */
 const SLOW_MS = 400;
+/** Snapshots that have read the tree (and are still to answer). */
+const read = vi.hoisted(() => ({ count: 0 }));
 vi.mock('./git-snapshot.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('./git-snapshot.js')>();
   return {
     ...real,
     gitSnapshot: async (cwd: string) => {
       const snap = await real.gitSnapshot(cwd);
+      read.count++;
       await new Promise((r) => setTimeout(r, SLOW_MS));
       return snap;
     },
@@ -81,10 +84,12 @@ describe('AgentWatch with a slow git status', () => {
       response: (r) => seen.push(`${r.kind}:${r.verdict.probe}`),
       problem: (m) => seen.push(`problem:${m}`),
     });
+    await w.artefactsAtStart;
+    const before = read.count;
     appendFileSync(transcript, `${user('make b.txt')}\n`);
     await until(() => seen.includes('turn-start'), 'turn start');
     // After the turn-start snapshot read the tree (it answers SLOW_MS later): the turn changes a file.
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => read.count === before + 1, 'the turn-start snapshot to read the tree');
     writeFileSync(join(cwd, 'b.txt'), 'b\n');
     // The first turn's end and the second turn arrive together; the second claims work it did not do.
     appendFileSync(transcript, `${answer('m1', 'Created b.txt.')}\n${user('now commit it')}\n${answer('m2', 'Done. I committed the fix.')}\n`);
