@@ -94,7 +94,11 @@ function runInTerminal(command: readonly string[], cwd: string) {
     output: () => out,
     waitFor: (re: RegExp, ms: number, what: string) => waitUntil(() => re.exec(out) ?? undefined, ms, what, { describe: () => JSON.stringify(out.slice(-600)) }),
     exited: () => waitUntil(() => (exit === undefined ? undefined : { code: exit }), 20_000, 'run to exit'),
-    kill: () => processAlive(term.pid) && term.kill('SIGTERM'),
+    /** Ends `run` and waits for it: it still writes its state folder as it stops, which the clean-up removes. */
+    kill: async () => {
+      if (exit === undefined && processAlive(term.pid)) term.kill('SIGTERM');
+      await waitUntil(() => exit !== undefined || undefined, 20_000, 'run to exit after SIGTERM');
+    },
   };
 }
 
@@ -111,7 +115,7 @@ describe('terminal queries under `nightshift run`, its own terminal answering th
         expect(r.output()).toContain(JUST_Y);
         expect((await r.exited()).code).toBe(0);
       } finally {
-        r.kill();
+        await r.kill();
       }
     }, 60_000);
   }
@@ -123,7 +127,7 @@ describe('terminal queries under `nightshift run`, its own terminal answering th
       await r.waitFor(/CPR-(?:OK|FAIL)[^\r\n]*/, 20_000, 'the CPR line');
       expect(r.output()).toMatch(/CPR-OK \[5;1R/);
     } finally {
-      r.kill();
+      await r.kill();
     }
   }, 60_000);
 });
