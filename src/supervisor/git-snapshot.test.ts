@@ -88,14 +88,20 @@ describe('SnapshotCoalescer', () => {
 
   it('joins runs in the order snapshots were asked for, however long each folder takes to resolve', async () => {
     const git = manualGit();
+    let resolveSlow!: () => void;
+    const slow = new Promise<void>((r) => (resolveSlow = r));
     const slowFirst = async (cwd: string) => {
-      if (cwd === '/r/slow') await new Promise((r) => setTimeout(r, 30));
+      if (cwd === '/r/slow') await slow;
       return '/r';
     };
     const c = new SnapshotCoalescer(git.take, { keyOf: slowFirst });
     const start = c.snapshot('/r/slow');
     const end = c.snapshot('/r/fast');
-    await new Promise((r) => setTimeout(r, 60));
+    await tick();
+    // The second folder resolved at once, but waits for the first: it must not start a run the first then joins.
+    expect(git.runs).toHaveLength(0);
+    resolveSlow();
+    await tick();
     expect(git.runs).toHaveLength(1);
     git.runs[0]!.finish(snap(1));
     expect(await start).toEqual(snap(1));

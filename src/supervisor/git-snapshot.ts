@@ -85,11 +85,12 @@ export class SnapshotCoalescer {
       (k) => this.join(k),
       () => this.join(resolve(cwd)),
     );
+    // The run is wrapped so the chain of keys does not wait for it.
     this.keys = key;
     return key.then(({ run }) => run);
   }
 
-  /** Folders with a run going (for tests). */
+  /** Work trees with a run going (for tests). */
   get busy(): number {
     return this.folders.size;
   }
