@@ -164,9 +164,10 @@ function open(path: string, stateDir: string, runDir: string): Promise<Socket> {
     const s = connect(path);
     s.once('connect', () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
-      // A socket file with nobody listening: the daemon died without cleaning up.
+      // A socket file with nobody listening: the daemon died without cleaning up. A reset before the
+      // connection was taken: the daemon closed its socket with it still waiting (a handover); nothing was sent.
       if (e.code === 'EACCES') reject(permissionDenied(stateDir, runDir));
-      else reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' ? new Unanswered(noDaemon(stateDir), false) : e);
+      else reject(e.code === 'ECONNREFUSED' || e.code === 'ENOENT' || e.code === 'ECONNRESET' ? new Unanswered(noDaemon(stateDir), false) : e);
     });
   });
 }
