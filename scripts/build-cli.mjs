@@ -153,10 +153,14 @@ async function shippedYaml() {
   const { loadProbeConfig } = await mod('probes/profiles-file.js');
   const rules = join(root, 'rules');
   const take = record();
-  await loadRules(rules);
+  const set = await loadRules(rules);
   await loadPolicy(join(rules, 'policy.yaml'));
   await loadProbeConfig(join(rules, 'probes.yaml'));
   writeFileSync(join(root, ...SHIPPED_TABLE), `${JSON.stringify(take())}\n`);
+  // The texts each shipped pattern needs (src/rules/needed-text.ts), so loading them parses no pattern.
+  const { neededTextTable, NEEDED_TEXTS_TABLE } = await mod('rules/needed-text.js');
+  const patterns = [...set.prompts, ...set.questions, ...set.parked].map((r) => r.match);
+  writeFileSync(join(root, ...NEEDED_TEXTS_TABLE), `${JSON.stringify(neededTextTable(patterns))}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

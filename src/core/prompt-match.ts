@@ -7,6 +7,7 @@
  * program echoed followed by a newline, is not waiting for anyone.
  */
 import type { PromptClass } from './task-state.js';
+import type { NeededText, RowNeeds } from './prompt-needs.js';
 import { lastNonBlankRow, type ScreenSnapshot } from './screen-snapshot.js';
 
 /** Where the cursor must be, relative to the last non-blank row L. */
@@ -27,6 +28,12 @@ export interface PromptRule {
   readonly cursor: CursorRule;
   /** How many rows, ending at the last non-blank row, the pattern sees. */
   readonly lines: number;
+  /**
+   * Texts one of which every match of `match` contains (rules/needed-text.ts,
+   * when the rule is compiled): a screen without any is not matched against
+   * it. Absent: matched at every look.
+   */
+  readonly needs?: NeededText;
   /** Keys a person or the responder would send to accept (key names). */
   readonly answer: readonly string[];
   /** Keys that decline, when the prompt has a safe "no". */
@@ -142,15 +149,19 @@ function countNewlines(s: string): number {
  * Every rule that matches the bottom of the screen: specific rules before
  * generic ones, each group riskiest first (ties keep file order). A generic
  * `[Y/n]` rule must not outrank the apt rule that knows what the question is,
- * but two specific rules disagreeing means the riskier one wins.
+ * but two specific rules disagreeing means the riskier one wins. `rows`:
+ * the rule texts on this screen's rows as last read (prompt-needs.ts), so
+ * rules with none of their texts on the screen are not run.
  */
-export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch[] {
+export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[], rows?: RowNeeds): PromptMatch[] {
   const last = lastNonBlankRow(snap.rows);
   if (last < 0) return [];
   const hits: PromptMatch[] = [];
   const windows = new Windows(snap.rows, last);
-  for (const rule of rules) {
-    const hit = matchOne(rule, snap, last, windows);
+  // A window is rows up to `last`: a text on none of them is in no window.
+  const possible = rows?.possible(snap.rows, last);
+  for (let i = 0; i < rules.length; i++) {
+    const hit = possible === undefined || possible[i] ? matchOne(rules[i]!, snap, last, windows) : undefined;
     if (hit) hits.push(hit);
   }
   const rank = (m: PromptMatch) => (m.rule.generic ? RISK_ORDER.length : 0) + riskRank(m.rule.class);
@@ -158,6 +169,6 @@ export function matchPrompts(snap: ScreenSnapshot, rules: readonly PromptRule[])
 }
 
 /** The single match the watchdog acts on: the riskiest. */
-export function matchPrompt(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch | undefined {
-  return matchPrompts(snap, rules)[0];
+export function matchPrompt(snap: ScreenSnapshot, rules: readonly PromptRule[], rows?: RowNeeds): PromptMatch | undefined {
+  return matchPrompts(snap, rules, rows)[0];
 }

@@ -13,6 +13,7 @@
  */
 import { detectDialog, type DialogMatch } from './dialog-structure.js';
 import { matchPrompt, type PromptMatch, type PromptRule } from './prompt-match.js';
+import { needsScanOf, RowNeeds } from './prompt-needs.js';
 import type { ScreenSnapshot } from './screen-snapshot.js';
 
 /**
@@ -48,16 +49,28 @@ export class ScreenReadings {
   private lastSnap: ScreenSnapshot | undefined;
   private lastReading: Reading | undefined;
   private cost = 0;
+  /** By rule list: the rules' texts on this screen's rows, carried from look to look. */
+  private readonly rowNeeds = new Map<readonly PromptRule[], RowNeeds>();
 
   /** The riskiest prompt rule matching the bottom of the screen (matchPrompt). */
   prompt(snap: ScreenSnapshot, rules: readonly PromptRule[]): PromptMatch | undefined {
     const r = this.reading(snap);
     if (r.prompts.has(rules)) return r.prompts.get(rules);
-    const match = matchPrompt(snap, rules);
+    const match = matchPrompt(snap, rules, this.rowsFor(rules));
     // A rule reload brings new lists: the old ones' readings go.
     if (r.prompts.size >= 3) r.prompts.clear();
     r.prompts.set(rules, match);
     return match;
+  }
+
+  private rowsFor(rules: readonly PromptRule[]): RowNeeds {
+    let rows = this.rowNeeds.get(rules);
+    if (!rows) {
+      // A reload brings new lists (three are in use: prompts, questions, watch modes).
+      if (this.rowNeeds.size >= 3) this.rowNeeds.clear();
+      this.rowNeeds.set(rules, (rows = new RowNeeds(needsScanOf(rules))));
+    }
+    return rows;
   }
 
   /** A dialog by its structure (detectDialog). */

@@ -2,6 +2,7 @@
 import type { AgentVersion, PromptExtract, PromptRule, RiskPattern } from '../core/prompt-match.js';
 import { keySequence } from '../core/keys.js';
 import { InputError } from '../util/errors.js';
+import { neededText } from './needed-text.js';
 import { CHECKED_ENTRY, type ParkedEntry, type PromptEntry } from './schema.js';
 import { lineAt, type YamlSource } from './yaml-source.js';
 
@@ -86,9 +87,12 @@ export function compileParked(src: YamlSource, path: Path, e: ParkedEntry): Prom
 }
 
 function base(src: YamlSource, path: Path, e: QuestionLike) {
+  const match = compileRegex(src, [...path, 'match'], e.match, e.flags ?? '');
+  const needs = neededText(match);
   return {
     id: e.id,
-    match: compileRegex(src, [...path, 'match'], e.match, e.flags ?? ''),
+    match,
+    ...(needs ? { needs } : {}),
     cursor: e.cursor,
     lines: e.lines,
     ...(e.description === undefined ? {} : { description: e.description }),
