@@ -30,6 +30,9 @@ export function registerRules(program: Command): void {
       const { coverage, unchecked } = coverageSummary(set.prompts);
       process.stdout.write(`coverage: ${coverage}\n`);
       if (unchecked.length) process.stdout.write(`not checked against a real screen: ${unchecked.join(', ')}\n`);
+      // A rule whose pattern holds no fixed text is run over the whole screen at every look (rules/needed-text.ts).
+      const everyLook = [...set.prompts, ...set.questions, ...set.parked].filter((r) => !r.needs).map((r) => r.id);
+      if (everyLook.length) process.stdout.write(`run at every look (no fixed text in the pattern): ${everyLook.join(', ')}\n`);
     });
   rules
     .command('test')
