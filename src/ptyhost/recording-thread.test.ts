@@ -29,7 +29,10 @@ describe('the host’s recording thread', () => {
     expect(said[0], 'the recording fell behind').toBe(true);
     await Promise.race([resumed, new Promise((_, no) => setTimeout(() => no(new Error(`still held after 20 s; said ${JSON.stringify(said)}`)), 20_000))]);
     await rec.close('exit:0', Date.now());
-    expect(said).toEqual([true, false]);
+    // This loop goes on handing output while held (a job's PTY would be paused): when the thread gets the
+    // cores first and catches up in the middle of it, the job is let go and held again. Every hold is let go.
+    expect(said.length % 2, JSON.stringify(said)).toBe(0);
+    expect(said, JSON.stringify(said)).toEqual(said.map((_, i) => i % 2 === 0));
     expect(problems).toEqual([]);
     const [, ...lines] = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
     const events = lines.map((l) => JSON.parse(l) as [number, string, string]);
