@@ -89,8 +89,13 @@ describe('issue 31.3: a closing terminal never ends supervision', () => {
         const r = (await call(state, 'board').catch(() => null)) as { jobs: unknown[] } | null;
         return r ? daemonLog(state).find((l) => l.msg === 'daemon started')?.pid as number | undefined : undefined;
       }, SOON, 'the daemon to serve');
-      // Closing the terminal (its master side): the kernel hangs up the shell, which passes SIGHUP on to its jobs,
-      // and the daemon's stdout and stderr now lead nowhere (EIO).
+      // Closing the terminal as a terminal emulator does: SIGHUP to the shell, which passes it on to its jobs, then
+      // the master side closed, so the daemon's stdout and stderr lead nowhere (EIO). Closing the master alone races
+      // in bash: its read may see the end of input before the kernel's SIGHUP lands, and a shell that exits on end of
+      // input hangs up no job: the daemon then gets no SIGHUP at all, and lives on as well.
+      const shellGone = new Promise<void>((res) => shell.onExit(() => res()));
+      shell.kill('SIGHUP');
+      await shellGone;
       (shell as typeof shell & { destroy(): void }).destroy();
       await waitUntil(() => daemonLog(state).some((l) => l.msg === 'hung up on (SIGHUP): the terminal closed; supervision goes on'), SOON, 'the hang-up in the log', {
         describe: () => `daemon ${pid} ${processAlive(pid!) ? 'alive' : 'gone'}; its log ends: ${daemonLog(state).slice(-5).map((l) => JSON.stringify(l)).join('\n')}`,
