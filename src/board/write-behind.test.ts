@@ -42,6 +42,25 @@ describe('the board written behind', () => {
     await store.close();
   });
 
+  it('a row write that changed no row is not handed to the writer; one that did is, and the disk matches', async () => {
+    const dir = stateDir();
+    const store = WriteBehind.open(dir, () => undefined);
+    const outbox = new Outbox(store.db);
+    await store.durable();
+    expect(outbox.startRepages(10_000, 1_000)).toBe(0);
+    expect(store.mark).toBe(0);
+    outbox.add({ key: 'k1', job: 'j1' } as Page, ['cli'], 1_000, 1_000);
+    const [row] = outbox.pending();
+    outbox.delivered(row!.id, 2_000, false);
+    const mark = store.mark;
+    expect(outbox.startRepages(10_000, 1_000)).toBe(1);
+    expect(store.mark).toBe(mark + 1);
+    await store.durable();
+    expect(onDisk(dir)).toEqual(dump(store.db));
+    expect(onDisk(dir).notify_outbox).toMatchObject([{ status: 'pending', round: 2 }]);
+    await store.close();
+  });
+
   it('a transaction that throws leaves nothing on disk; the writes around it land', async () => {
     const dir = stateDir();
     const store = WriteBehind.open(dir, () => undefined);

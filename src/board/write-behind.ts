@@ -185,6 +185,9 @@ export class WriteBehind {
   }
 }
 
+/** A statement that writes rows and nothing else: schema and pragma statements report no changes and count anyway. */
+const ROW_WRITE = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /**
  * Records every write made through `db`: a prepared statement that returns
  * no rows, or exec. A transaction that throws rolls its steps back with it;
@@ -197,9 +200,12 @@ function capture(db: Database, into: WriteBehind): void {
     const s = prepare(sql);
     if (s.reader) return s;
     const run = s.run.bind(s);
+    const rows = ROW_WRITE.test(sql);
     s.run = (...args: unknown[]) => {
       const result = run(...args);
-      into.record([sql, args]);
+      // A row write that changed no row changed nothing (SQLite's triggers are per row): the copy needs no step,
+      // and the pager's once-a-second re-page query would otherwise wake the writer every second of an idle night.
+      if (!rows || result.changes > 0) into.record([sql, args]);
       return result;
     };
     return s;

@@ -38,6 +38,7 @@ import type { WebAuth } from '../people/auth-store.js';
 import type { Commands } from './command.js';
 import type { FleetLink } from '../fleet/link.js';
 import { within } from '../util/within.js';
+import { beatFor, type BeatTask } from '../util/beat.js';
 import { DisposableStore } from '../util/lifecycle.js';
 import type { Found } from '../util/home.js';
 import { DaemonStop, type StopMode } from './daemon-stop.js';
@@ -56,7 +57,7 @@ export class Daemon implements CommandHost {
   readonly paths: DaemonPaths;
   /** Which notifiers loaded and the credentials that cannot be resolved now (src/cli/daemon.ts prints them). */
   startup: StartupReport = { notifiers: '', warnings: [] };
-  private timer: NodeJS.Timeout | undefined;
+  private timer: BeatTask | undefined;
   private readonly disk: DiskGuard;
   /** Every job the daemon runs, from its launch until it ended or failed to start. */
   private readonly jobs: Scheduler;
@@ -104,7 +105,7 @@ export class Daemon implements CommandHost {
     parts.add(() => this.disk.dispose());
     const diskProblem = (job: DaemonJob, file: string, e: Error) => this.diskProblem(job, file, e);
     this.jobs = new Scheduler({ opts, board, pager, bundles, log, terminal: host.spawner, disk: this.disk, stop: () => this.stopper, diskProblem });
-    this.stopper = new DaemonStop({ board, log, jobs: this.jobs, stopTick: () => clearInterval(this.timer), release: () => parts.dispose() });
+    this.stopper = new DaemonStop({ board, log, jobs: this.jobs, stopTick: () => this.timer?.dispose(), release: () => parts.dispose() });
     const short = this.disk.reserve();
     if (short) {
       log.warn({ problem: short }, 'disk is short');
@@ -191,10 +192,19 @@ export class Daemon implements CommandHost {
       void this.pager.tick().catch((e: unknown) => this.log.error({ err: e }, 'pager tick failed'));
     };
     tick();
-    this.timer = setInterval(tick, this.opts.tickMs);
+    // On the shared beat: the jobs' periodic checks fall due on its whole seconds and ride this wake-up.
+    const every = this.opts.tickMs;
+    this.timer = beatFor(every).every(every, () => {
+      try {
+        tick();
+      } catch (e) {
+        this.log.error({ err: e }, 'the tick failed');
+      }
+      return every;
+    });
     // The tick's last beat, so the first release: pages still queued get one bounded try while the board and the fleet are open.
     this.parts.add(async () => {
-      clearInterval(this.timer);
+      this.timer?.dispose();
       await within(FINAL_PAGE_MS, this.pager.tick().catch(() => undefined));
     });
   }

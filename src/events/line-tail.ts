@@ -5,11 +5,14 @@
  * 50 ms of the previous one (and a raw notification within 5 ms) and never
  * replays it, so we also listen to 'raw', end each burst with one re-read
  * timed after chokidar's throttle clears, and stat on a slow timer as a
- * backstop for file systems that lose notifications.
+ * backstop for file systems that lose notifications (slower on local ones,
+ * which lose them only when the queue overflows).
  */
 import { open as openFile, stat as statFile, type FileHandle } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'chokidar';
+import { dirname } from 'node:path';
 import { backOff, beatFor, type BeatTask } from '../util/beat.js';
+import { notifiesLocally } from '../util/fs-kind.js';
 
 export interface TailHandlers {
   line(text: string, lineNo: number): void;
@@ -24,8 +27,13 @@ export interface LineTailCloseOptions {
 }
 
 const TRAILING_READ_MS = 75;
-/** A file with nothing new is polled ever less often, down to 32 times slower or once in 30 s: notifications are the main path. */
-const safetyCeiling = (ms: number) => Math.max(ms, Math.min(ms * 32, 30_000));
+/**
+ * A file with nothing new is polled ever less often: notifications are the
+ * main path. Down to once in 2 minutes (128 times slower) on a local file
+ * system, where the poll only covers a notification queue that overflowed;
+ * once in 30 s (32 times slower) on any other, which may lose some.
+ */
+const safetyCeiling = (ms: number, local: boolean) => Math.max(ms, local ? Math.min(ms * 128, 120_000) : Math.min(ms * 32, 30_000));
 const CHUNK = 1 << 20;
 
 export class LineTail {
@@ -57,11 +65,12 @@ export class LineTail {
     await new Promise<void>((resolve) => tail.watcher?.once('ready', resolve));
     await tail.drain();
     if (safetyPollMs > 0) {
+      const ceiling = safetyCeiling(safetyPollMs, await notifiesLocally(dirname(path)));
       tail.pollEveryMs = safetyPollMs;
       tail.poll = beatFor(safetyPollMs).every(safetyPollMs, () => {
         const offset = tail.offset;
         void tail.pollOnce().then(() => {
-          tail.pollEveryMs = backOff(tail.pollEveryMs, tail.offset !== offset, safetyPollMs, safetyCeiling(safetyPollMs));
+          tail.pollEveryMs = backOff(tail.pollEveryMs, tail.offset !== offset, safetyPollMs, ceiling);
         });
         // Backed off, each file at its own pace (50-100 %): files opened together must not all be polled in one second.
         return tail.pollEveryMs === safetyPollMs ? safetyPollMs : Math.round(tail.pollEveryMs * (0.5 + 0.5 * Math.random()));

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backOff, Beat } from './beat.js';
+import { backOff, Beat, gridPoint } from './beat.js';
 
 describe('Beat', () => {
   afterEach(() => vi.useRealTimers());
@@ -49,6 +49,62 @@ describe('Beat', () => {
     expect(good).toBe(3);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]![0])).toMatch(/boom/);
+  });
+});
+
+describe('Beat grids', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps a task at its period when its timer fires late', () => {
+    vi.useFakeTimers({ now: 0 });
+    let late = 0;
+    // The beat's clock runs ahead 3 ms more at every run: each wake-up comes a little after its point.
+    const beat = new Beat(250, () => Date.now() + late);
+    const runs: number[] = [];
+    beat.every(1000, () => (runs.push(Date.now() + late), (late += 3), 1000));
+    vi.advanceTimersByTime(10_000);
+    expect(runs.length).toBeGreaterThanOrEqual(10);
+    for (const t of runs) expect(t % 1000).toBe(0);
+  });
+
+  it('puts backed-off tasks on even seconds, in the wake-ups of a task every second', () => {
+    vi.useFakeTimers({ now: 130 });
+    const beat = new Beat(250);
+    const wakeups = new Set<number>();
+    const slow: number[] = [];
+    beat.every(1000, () => (wakeups.add(Date.now()), 1000));
+    const periods = [16_000, 23_417, 30_000, 17_250, 9_100];
+    let i = 0;
+    beat.every(periods[0]!, () => (slow.push(Date.now()), periods[++i % periods.length]!));
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    vi.advanceTimersByTime(120_000);
+    expect(slow.length).toBeGreaterThanOrEqual(5);
+    for (const t of slow) {
+      expect(t % 2000).toBe(0);
+      expect(wakeups.has(t)).toBe(true);
+    }
+    // Each gap within a quarter of what the task asked for.
+    for (let k = 1; k < slow.length; k++) {
+      const asked = periods[k % periods.length]!;
+      expect(Math.abs(slow[k]! - slow[k - 1]! - asked)).toBeLessThanOrEqual(asked / 4);
+    }
+    // One timer a second: the slow task adds no wake-up of its own.
+    expect(spy.mock.calls.length).toBeLessThanOrEqual(121);
+  });
+
+  it('places on the coarsest grid within a quarter of the period, else its own', () => {
+    expect(gridPoint(23_417, 23_417, 250)).toBe(24_000);
+    expect(gridPoint(3_000, 2_000, 250)).toBe(3_000);
+    expect(gridPoint(1_130, 1_000, 250)).toBe(1_000);
+    expect(gridPoint(1_300, 1_000, 250)).toBe(1_000);
+    // Half a second off: moved onto the whole seconds, not left between them for good.
+    expect(gridPoint(2_503, 1_000, 250)).toBe(3_000);
+    expect(gridPoint(1_600, 1_200, 250)).toBe(2_000);
+    expect(gridPoint(1_700, 1_000, 100)).toBe(2_000);
+    expect(gridPoint(2_250, 1_000, 250)).toBe(2_000);
+    expect(gridPoint(130, 100, 250)).toBe(250);
+    expect(gridPoint(600, 100, 100)).toBe(600);
+    expect(gridPoint(700, 400, 250)).toBe(750);
   });
 });
 

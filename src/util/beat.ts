@@ -2,12 +2,19 @@
  * One timer for many periodic checks. A hundred jobs each polling once a
  * second on its own timer wake the process a hundred times a second, at
  * phases that never line up; that wake-up, not the check, was most of an
- * idle daemon's cost. Here every task is due on a shared grid (GRID_MS), so
- * all the checks that fall due together run in one wake-up, and the single
- * timer is armed only for the earliest of them.
+ * idle daemon's cost. Here every task is due on a shared grid, so all the
+ * checks that fall due together run in one wake-up, and the single timer is
+ * armed only for the earliest of them.
+ *
+ * The grid is coarser where a task's period allows (gridPoint): a task
+ * every second runs on whole seconds, with the daemon's tick and the loop
+ * watch, and a backed-off check, every 8 to 30 s, on even seconds, so it
+ * rides a wake-up the process makes anyway. A task lands on the grid point
+ * nearest its time: rounding up, as a timer fires a little late, made a 1 s
+ * task run every 1.25 s.
  */
 export interface BeatTask {
-  /** Runs it at the next grid point at least `ms` from now (sooner or later than planned). */
+  /** Runs it at the grid point nearest `ms` from now (sooner or later than planned). */
   reschedule(ms: number): void;
   /** When it next runs, in ms since the epoch; undefined once disposed. */
   readonly due: number | undefined;
@@ -21,6 +28,31 @@ export interface BeatTask {
 export type BeatRun = () => number | undefined;
 
 const GRID_MS = 250;
+/**
+ * Coarser grids than the beat's own, coarsest first, each with how far from
+ * its time (a share of its period) a task may be moved onto it. Whole
+ * seconds take up to half a period, so a task every second, wherever it
+ * started, is on them from its second run on.
+ */
+const COARSE_GRIDS: ReadonlyArray<readonly [ms: number, share: number]> = [
+  [2_000, 1 / 4],
+  [1_000, 1 / 2],
+];
+
+/**
+ * Where a task due at `t` (`ms` from now) runs: on the coarsest grid with a
+ * point close enough to `t` (COARSE_GRIDS), else on the beat's own grid (the
+ * nearest point; the next one below a step, so a task asked for soon does
+ * not run at once).
+ */
+export function gridPoint(t: number, ms: number, finest: number): number {
+  for (const [g, share] of COARSE_GRIDS) {
+    if (g <= finest) break;
+    const at = Math.round(t / g) * g;
+    if (Math.abs(at - t) <= ms * share) return at;
+  }
+  return (ms < finest ? Math.ceil(t / finest) : Math.round(t / finest)) * finest;
+}
 
 export class Beat {
   private readonly tasks = new Set<Entry>();
@@ -42,7 +74,8 @@ export class Beat {
 
   /** @internal */
   place(entry: Entry, ms: number): void {
-    entry.at = this.align(this.now() + Math.max(0, ms));
+    ms = Math.max(0, ms);
+    entry.at = gridPoint(this.now() + ms, ms, this.gridMs);
     if (entry.at < this.armedFor) this.arm(entry.at);
   }
 
@@ -50,10 +83,6 @@ export class Beat {
   remove(entry: Entry): void {
     this.tasks.delete(entry);
     if (this.tasks.size === 0) this.disarm();
-  }
-
-  private align(t: number): number {
-    return Math.ceil(t / this.gridMs) * this.gridMs;
   }
 
   private arm(at: number): void {
