@@ -108,6 +108,33 @@ describe('Beat grids', () => {
   });
 });
 
+describe('Beat slices', () => {
+  it('lets the event loop in between the tasks of one wake-up once they have run for a few ms, and runs each once', async () => {
+    const beat = new Beat(50);
+    const order: string[] = [];
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const done = new Promise<void>((resolve) => {
+      for (let i = 0; i < 6; i++) {
+        beat.every(50, () => {
+          order.push(`task${i}`);
+          if (i === 0) setImmediate(() => order.push('io'));
+          busy(3);
+          if (i === 5) resolve();
+          return undefined;
+        });
+      }
+    });
+    await done;
+    expect(order.filter((o) => o.startsWith('task'))).toEqual(['task0', 'task1', 'task2', 'task3', 'task4', 'task5']);
+    // The immediate queued by the first task ran before the wake-up's last task: the beat yielded.
+    expect(order.indexOf('io')).toBeGreaterThan(0);
+    expect(order.indexOf('io')).toBeLessThan(order.indexOf('task5'));
+  });
+});
+
 describe('backOff', () => {
   it('doubles while nothing changes, up to the cap, and is back at the base on a change', () => {
     const steps: number[] = [];

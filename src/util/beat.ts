@@ -28,6 +28,8 @@ export interface BeatTask {
 export type BeatRun = () => number | undefined;
 
 const GRID_MS = 250;
+/** The most one wake-up runs before it lets I/O and timers in. */
+const SLICE_MS = 5;
 /**
  * Coarser grids than the beat's own, coarsest first, each with how far from
  * its time (a share of its period) a task may be moved onto it. Whole
@@ -104,8 +106,20 @@ export class Beat {
     this.armedFor = Infinity;
     // A timer may fire a hair early: whatever is due within half a grid step runs now.
     const until = this.now() + this.gridMs / 2;
-    for (const entry of [...this.tasks]) {
+    this.runDue([...this.tasks].filter((e) => e.at <= until), until);
+  }
+
+  /** Runs what is due, letting the event loop in every SLICE_MS (a hundred busy jobs' checks share a whole second). */
+  private runDue(due: readonly Entry[], until: number): void {
+    const start = performance.now();
+    for (let i = 0; i < due.length; i++) {
+      const entry = due[i]!;
+      // Run already (a wake-up while this one waited) and due again later: not now.
       if (entry.at <= until && this.tasks.has(entry)) entry.run();
+      if (i + 1 < due.length && performance.now() - start >= SLICE_MS) {
+        setImmediate(() => this.runDue(due.slice(i + 1), until));
+        return;
+      }
     }
     let next = Infinity;
     for (const entry of this.tasks) next = Math.min(next, entry.at);
