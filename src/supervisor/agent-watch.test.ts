@@ -1,11 +1,8 @@
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answerLine as answer, claudeSession as setUp, removeTemps, until, userLine as user } from '../../test/fixtures/claude-session.js';
 import { defaultProfile } from '../../test/fixtures/trajectories/load.js';
-import { claudeProjectKey } from '../adapters/claude.js';
 import { AgentWatch, type AgentWatchEvents, type AgentWatchJob } from './agent-watch.js';
 
 /** Every snapshot reads the tree at once but answers late, as a slow `git status` in a big tree would. */
@@ -25,46 +22,11 @@ vi.mock('./git-snapshot.js', async (importOriginal) => {
   };
 });
 
-const temps: string[] = [];
 const watches: AgentWatch[] = [];
 afterEach(async () => {
   await Promise.all(watches.splice(0).map((w) => w.close()));
-  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTemps();
 });
-
-function temp(): string {
-  const d = realpathSync(mkdtempSync(join(tmpdir(), 'ns-watch-')));
-  temps.push(d);
-  return d;
-}
-
-const user = (text: string) => JSON.stringify({ type: 'user', timestamp: new Date().toISOString(), message: { role: 'user', content: text } });
-const answer = (id: string, text: string) =>
-  JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), message: { id, role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' } });
-
-async function until(probe: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** A git work tree with one commit, a Claude config folder, and the transcript path a `--session-id` job owns. */
-function setUp() {
-  const cwd = temp();
-  execFileSync('git', ['init', '-q'], { cwd });
-  writeFileSync(join(cwd, 'a.txt'), 'a\n');
-  execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qam', 'x', '--allow-empty'], { cwd });
-  const config = temp();
-  const session = randomUUID();
-  const dir = join(config, 'projects', claudeProjectKey(cwd));
-  mkdirSync(dir, { recursive: true });
-  const transcript = join(dir, `${session}.jsonl`);
-  writeFileSync(transcript, '');
-  const job = { kind: 'claude' as const, cwd, startedAt: Date.now(), env: { CLAUDE_CONFIG_DIR: config }, argv: ['claude', '--session-id', session], pid: process.pid };
-  return { cwd, transcript, job };
-}
 
 const ignore = () => undefined;
 

@@ -38,6 +38,8 @@ export interface AgentHost {
   sendText(text: string): Promise<void>;
   stop(cause: string): void;
   state(): string;
+  /** Why the job is in its state (the watchdog's reason code). */
+  reason(): string;
   screen(): readonly string[];
   log(msg: string, fields?: object): void;
 }
@@ -180,7 +182,7 @@ export class JobAgent {
   }
 
   private onTurnEnded(text: string): void {
-    if (!taskUpFront(this.host.argv) || this.host.state() !== 'running') return;
+    if (!taskUpFront(this.host.argv) || !endsOnTurnEnd(this.host.state(), this.host.reason())) return;
     this.finalText = text;
     // A turn whose end drew an escalation (a refused claim, a loop) is over but not a success; nor is a claim left unchecked.
     const cause = this.watch.lastTurnEscalated ? 'escalated' : this.watch.lastTurnUnverified ? 'unverified' : 'turn-ended';
@@ -233,4 +235,14 @@ export class JobAgent {
     };
     writeResumeCard(this.host.dir, card);
   }
+}
+
+/**
+ * Does an agent's finished turn end the job in this state? A running job,
+ * yes; so does one judged hung while the turn's end was being confirmed:
+ * the quiet was the agent waiting at its input, as its turn's end says. Any
+ * other block (a prompt, a probe's verdict) waits for a person.
+ */
+export function endsOnTurnEnd(state: string, reason: string): boolean {
+  return state === 'running' || (state === 'blocked' && reason === 'hung');
 }

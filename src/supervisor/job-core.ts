@@ -201,6 +201,7 @@ export class JobCore {
       sendText: (text) => this.typed.text(text),
       stop: (cause) => this.host.stop(cause),
       state: () => this.watchdog.state,
+      reason: () => this.watchdog.reason.code,
       screen: () => this.screenView.snapshot().rows,
     };
   }
