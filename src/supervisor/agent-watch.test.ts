@@ -1,7 +1,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answerLine as answer, claudeSession as setUp, removeTemps, until, userLine as user } from '../../test/fixtures/claude-session.js';
+import { answerLine as answer, claudeSession as setUp, removeTemps, userLine as user } from '../../test/fixtures/claude-session.js';
+import { until } from '../../test/helpers/until.js';
 import { defaultProfile } from '../../test/fixtures/trajectories/load.js';
 import { AgentWatch, type AgentWatchEvents, type AgentWatchJob } from './agent-watch.js';
 
@@ -21,6 +22,9 @@ vi.mock('./git-snapshot.js', async (importOriginal) => {
     },
   };
 });
+
+/** How long a step may take, and how often it is looked for (a turn's tree is read within SLOW_MS of its start). */
+const [WAIT_MS, POLL_MS] = [10_000, 20];
 
 const watches: AgentWatch[] = [];
 afterEach(async () => {
@@ -49,13 +53,13 @@ describe('AgentWatch with a slow git status', () => {
     await w.artefactsAtStart;
     const before = read.count;
     appendFileSync(transcript, `${user('make b.txt')}\n`);
-    await until(() => seen.includes('turn-start'), 'turn start');
+    await until(() => seen.includes('turn-start'), WAIT_MS, 'turn start', POLL_MS);
     // After the turn-start snapshot read the tree (it answers SLOW_MS later): the turn changes a file.
-    await until(() => read.count > before, 'the turn-start snapshot to read the tree');
+    await until(() => read.count > before, WAIT_MS, 'the turn-start snapshot to read the tree', POLL_MS);
     writeFileSync(join(cwd, 'b.txt'), 'b\n');
     // The first turn's end and the second turn arrive together; the second claims work it did not do.
     appendFileSync(transcript, `${answer('m1', 'Created b.txt.')}\n${user('now commit it')}\n${answer('m2', 'Done. I committed the fix.')}\n`);
-    await until(() => seen.filter((s) => s === 'turn-end').length === 2, 'two turn ends');
+    await until(() => seen.filter((s) => s === 'turn-end').length === 2, WAIT_MS, 'two turn ends', POLL_MS);
     await w.settled();
     expect(seen.filter((s) => !s.startsWith('record:'))).toEqual([
       'turn-start',
@@ -78,7 +82,7 @@ describe('AgentWatch with a slow git status', () => {
     writeFileSync(join(cwd, 'c.txt'), 'c\n');
     expect(await w.artefacts()).toEqual(['c.txt']);
     appendFileSync(transcript, `${user('hi')}\n${answer('m1', 'Hello.')}\n`);
-    await until(() => ends.includes('turn-start'), 'turn start');
+    await until(() => ends.includes('turn-start'), WAIT_MS, 'turn start', POLL_MS);
     await w.close();
     expect(ends).toEqual(['turn-start', 'assistant-text', 'turn-end']);
   }, 20_000);

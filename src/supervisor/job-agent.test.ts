@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answerLine, claudeSession, removeTemps, tempDir, until, userLine } from '../../test/fixtures/claude-session.js';
+import { answerLine, claudeSession, removeTemps, tempDir, userLine } from '../../test/fixtures/claude-session.js';
+import { until } from '../../test/helpers/until.js';
 import { defaultProfile } from '../../test/fixtures/trajectories/load.js';
 import { TURN_END_QUIET_MS } from './agent-watch.js';
 import { endsOnTurnEnd, JobAgent, type AgentHost } from './job-agent.js';
@@ -50,7 +51,7 @@ describe("JobAgent: the agent's finished turn", () => {
       await a.agent.watch.artefactsAtStart;
       appendFileSync(a.transcript, `${userLine('please summarise the README')}\n${answerLine('m1', 'The README describes a small CLI.')}\n`);
     }
-    await until(() => hung.stops.length > 0, 'the hung job to stop', TURN_END_QUIET_MS + 5_000);
+    await until(() => hung.stops.length > 0, TURN_END_QUIET_MS + 5_000, 'the hung job to stop');
     expect(hung.stops).toEqual(['turn-ended']);
     await new Promise((r) => setTimeout(r, 500));
     expect(prompt.stops).toEqual([]);

@@ -110,14 +110,14 @@ export class Beat {
   }
 
   /** Runs what is due, letting the event loop in every SLICE_MS (a hundred busy jobs' checks share a whole second). */
-  private runDue(due: readonly Entry[], until: number): void {
+  private runDue(due: readonly Entry[], until: number, from = 0): void {
     const start = performance.now();
-    for (let i = 0; i < due.length; i++) {
+    for (let i = from; i < due.length; i++) {
       const entry = due[i]!;
       // Run already (a wake-up while this one waited) and due again later: not now.
       if (entry.at <= until && this.tasks.has(entry)) entry.run();
       if (i + 1 < due.length && performance.now() - start >= SLICE_MS) {
-        setImmediate(() => this.runDue(due.slice(i + 1), until));
+        setImmediate(() => this.runDue(due, until, i + 1));
         return;
       }
     }
